@@ -1,0 +1,35 @@
+/* cuzk — status codes shared by every layer.
+ *
+ * One enum for the whole library. Data errors (a bad file, a point off the
+ * curve), resource errors (memory, CUDA, I/O) and misuse (a bad argument) are
+ * kept apart so callers can decide what is the user's fault and what is not.
+ */
+#ifndef CUZK_STATUS_H
+#define CUZK_STATUS_H
+
+typedef enum {
+    CUZK_OK = 0,
+
+    /* Data errors: the input is well-formed enough to read but wrong. */
+    CUZK_ERR_BAD_ENCODING = 1,   /* flag bits or lengths that no encoding allows */
+    CUZK_ERR_NOT_CANONICAL = 2,  /* a field element >= its modulus */
+    CUZK_ERR_NOT_ON_CURVE = 3,   /* coordinates fail the curve equation */
+    CUZK_ERR_NOT_IN_SUBGROUP = 4,/* on the curve, but not in the r-torsion */
+    CUZK_ERR_NO_SQRT = 5,        /* compressed x has no y on the curve */
+    CUZK_ERR_TRUNCATED = 6,      /* the input ends early */
+    CUZK_ERR_UNSATISFIED = 7,    /* a witness does not satisfy the constraints */
+
+    /* Resource errors. */
+    CUZK_ERR_NO_MEMORY = 32,
+    CUZK_ERR_IO = 33,
+    CUZK_ERR_CUDA = 34,
+    CUZK_ERR_NO_DEVICE = 35,
+
+    /* Misuse: the caller broke a documented precondition. */
+    CUZK_ERR_INVALID_ARGUMENT = 64
+} cuzk_status;
+
+/* A short, static, human-readable description of s. Never NULL. */
+const char *cuzk_strerror(cuzk_status s);
+
+#endif /* CUZK_STATUS_H */
