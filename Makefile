@@ -1,0 +1,42 @@
+# The two commands of the README:
+#   make run    build, then run the main job on its embedded default
+#   make test   build, then run every CPU test
+# Both install missing Debian packages first when run as root.
+BUILD ?= build
+CMAKE_FLAGS ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Debian packages the build needs, by the command or file that shows each one.
+DEPS_CMD := cmake:cmake gcc:gcc g++:g++ pkg-config:pkg-config
+DEPS_PC := jansson:libjansson-dev
+
+.PHONY: all deps build run test clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for d in $(DEPS_CMD); do command -v $${d%%:*} >/dev/null 2>&1 || missing="$$missing $${d#*:}"; done; \
+	for d in $(DEPS_PC); do pkg-config --exists $${d%%:*} 2>/dev/null || missing="$$missing $${d#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing:$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	  else \
+	    echo "missing Debian packages:$$missing (install them, or run make as root)" >&2; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/cuzk-bench micro
+
+test: build
+	ctest --test-dir $(BUILD) -L cpu --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,19 @@
+/* cuzk-bench: one binary, one subcommand per benchmark family. Each prints a
+ * table on stdout and returns a process exit status. */
+#ifndef CUZK_BENCH_H
+#define CUZK_BENCH_H
+
+#include <stdint.h>
+#include <time.h>
+
+int bench_micro(int argc, char **argv);   /* CPU arithmetic, ns/op */
+int bench_kernels(int argc, char **argv); /* GPU kernels (bench/kernels.c) */
+
+static inline double bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+#endif /* CUZK_BENCH_H */

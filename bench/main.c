@@ -1,0 +1,35 @@
+/* cuzk-bench: benchmarks as separate commands; never part of the tests. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"micro", bench_micro, "CPU field, curve and pairing operations (ns/op)"},
+    {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk-bench <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'cuzk-bench <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "cuzk-bench: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
