@@ -5,6 +5,8 @@
 #include <cuzk/ff.h>
 
 #include "ff/mont.h"
+/* The x86-64 mulx/adx kernels of both fields are compiled here, once. */
+#include "ff/mont_x86_64_impl.h"
 
 const uint64_t CUZK_FP_MODULUS[CUZK_FP_LIMBS] = {
     0xb9feffffffffaaabull, 0x1eabfffeb153ffffull, 0x6730d2a0f6b0f624ull,
