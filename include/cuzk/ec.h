@@ -62,7 +62,9 @@ void cuzk_g1_add(cuzk_g1_jac *r, const cuzk_g1_jac *p, const cuzk_g1_jac *q);
 void cuzk_g1_add_mixed(cuzk_g1_jac *r, const cuzk_g1_jac *p, const cuzk_g1_affine *q);
 /* r = [k] p, k a scalar in Fr (windowed, fixed 4-bit windows). */
 void cuzk_g1_mul(cuzk_g1_jac *r, const cuzk_g1_jac *p, const cuzk_fr *k);
-/* r = [k] p for k given as n little-endian 64-bit limbs (any size). */
+/* r = [k] p for k given as n little-endian 64-bit limbs (any size).
+ * Variable time in k (double-and-add over its bits): k must be public
+ * (cofactors, the BLS parameter, r); constant-time in p. */
 void cuzk_g1_mul_limbs(cuzk_g1_jac *r, const cuzk_g1_jac *p, const uint64_t *k, size_t n);
 
 void cuzk_g1_xyzz_set_inf(cuzk_g1_xyzz *r);
