@@ -1,0 +1,119 @@
+/* cuzk — multi-scalar multiplication on G1 and G2 on the CPU.
+ *
+ *   r = sum_i [k_i] P_i
+ *
+ * The CPU backend of the prover and the reference the GPU kernels are
+ * tested against. Algorithms:
+ *   - Pippenger's bucket method with signed (Booth-recoded) c-bit digits,
+ *     XYZZ buckets filled by mixed additions, running-sum bucket reduction
+ *     and window combination by doubling; c is chosen from a cost model
+ *     (src/msm/msm_common.c) together with how the work is split between
+ *     threads;
+ *   - batch affine summation (a pairwise tree, one shared inversion per
+ *     level by Montgomery's trick) for sums of bases with scalar 1;
+ *   - a sparse entry point that skips scalar 0, batch-sums scalar 1 and runs
+ *     Pippenger on the rest (witness vectors are mostly 0 and 1).
+ *
+ * Points are affine with infinity = (0, 0) (the ec.h convention); points at
+ * infinity are skipped. Points must lie in the order-r subgroup (as every
+ * proving-key base does): scalars act modulo r.
+ *
+ * Timing: everything here is variable-time in the scalars (the bucket a
+ * point lands in depends on them), as every Pippenger MSM is.
+ *
+ * Memory: the caller owns every array passed in and the result; nothing
+ * passed in is modified. Functions that need working memory allocate it with
+ * malloc at the start of the call and free it before they return; each
+ * function's comment says how much. On allocation failure they return
+ * CUZK_ERR_NO_MEMORY with *r untouched; they never abort.
+ *
+ * Threads: nthreads = 0 means one per online core. Threads are created per
+ * call (src/common/parallel.h); the caller's thread is one of them.
+ */
+#ifndef CUZK_MSM_H
+#define CUZK_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuzk/ec.h>
+#include <cuzk/ff.h>
+#include <cuzk/status.h>
+
+/* A scalar in canonical (not Montgomery) form: 4 little-endian 64-bit limbs.
+ * Groth16 provers convert each witness vector once and reuse it for several
+ * MSMs. Values should be < r; any 256-bit value is accepted and taken mod r. */
+typedef struct { uint64_t l[4]; } cuzk_scalar;
+
+/* out[i] = canonical form of in[i] for i < n (one Montgomery multiplication
+ * each), on up to nthreads threads (0 = all cores). out may equal in (the
+ * conversion is element by element); otherwise they must not overlap.
+ * Allocates nothing. */
+void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *in, size_t n, unsigned nthreads);
+
+/* The window size (bits per digit) cuzk_g1_msm / cuzk_g2_msm would choose for
+ * n points on nthreads threads (0 = all cores). For benchmarks and tests. */
+unsigned cuzk_g1_msm_window(size_t n, unsigned nthreads);
+unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
+
+/* ---------------------------------------------------------------- G1 -- */
+
+/* *r = sum_{i<n} [scalars[i]] points[i]; n = 0 gives infinity.
+ * Allocates per call: one bucket array of 2^(c-1) XYZZ points per thread
+ * (c the window size: 96 KiB per thread at c = 10, 3 MiB at c = 15) and
+ * one XYZZ point per (window, point range) task; all freed on return. */
+cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                        const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+
+/* cuzk_g1_msm with the window size forced to c (1 <= c <= 24; 0 = choose as
+ * cuzk_g1_msm does). For tests and tuning: CUZK_ERR_INVALID_ARGUMENT if c is
+ * out of range. */
+cuzk_status cuzk_g1_msm_c(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                          const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                          unsigned c);
+
+/* The same sum for sparse scalar vectors: scalars equal to 0 are skipped,
+ * points with scalar 1 are summed by cuzk_g1_batch_sum_bitmap, and Pippenger
+ * runs over the remaining points only (its window chosen for their count).
+ * Allocates, besides what those two allocate: a bitmap of n bits and one
+ * size_t index per point whose scalar is neither 0 nor 1. */
+cuzk_status cuzk_g1_msm_sparse(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                               const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+
+/* *r = sum_{i<n} points[i] by batch affine addition: pairs are added in
+ * affine coordinates with one inversion per level of a pairwise tree
+ * (Montgomery's trick), about 6 multiplications per addition against 11 for
+ * an XYZZ mixed addition. P = Q, P = -Q and points at infinity are handled.
+ * Allocates a working buffer of CUZK_BATCH_SUM_CHUNK affine points and
+ * CUZK_BATCH_SUM_CHUNK / 2 field elements per thread used (120 KiB per
+ * thread for G1, 240 KiB for G2); a thread is used per 8 buffers of input
+ * at most, so small sums run on one. */
+cuzk_status cuzk_g1_batch_sum(cuzk_g1_jac *r, const cuzk_g1_affine *points, size_t n,
+                              unsigned nthreads);
+
+/* *r = sum of the points[i], i < n, whose bit i is set in bitmap: bit i is
+ * bit (i % 64) of bitmap[i / 64]; bits at or beyond n are ignored, and the
+ * bitmap holds ceil(n / 64) words. Allocates as cuzk_g1_batch_sum. */
+cuzk_status cuzk_g1_batch_sum_bitmap(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                                     const uint64_t *bitmap, size_t n, unsigned nthreads);
+
+/* ---------------------------------------------------------------- G2 -- */
+
+/* The G2 twins of the G1 functions above; same contracts. Buckets and
+ * buffers are twice the size (Fp2 coordinates). */
+cuzk_status cuzk_g2_msm(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                        const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+cuzk_status cuzk_g2_msm_c(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                          const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                          unsigned c);
+cuzk_status cuzk_g2_msm_sparse(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                               const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+cuzk_status cuzk_g2_batch_sum(cuzk_g2_jac *r, const cuzk_g2_affine *points, size_t n,
+                              unsigned nthreads);
+cuzk_status cuzk_g2_batch_sum_bitmap(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                                     const uint64_t *bitmap, size_t n, unsigned nthreads);
+
+/* Points per batch-sum working buffer (per thread); see cuzk_g1_batch_sum. */
+#define CUZK_BATCH_SUM_CHUNK 1024
+
+#endif /* CUZK_MSM_H */

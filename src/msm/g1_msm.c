@@ -1,0 +1,26 @@
+/* MSM on G1: the code is msm_impl.h; this file sets its parameters. */
+#include <cuzk/ec.h>
+#include <cuzk/msm.h>
+
+#include "common/parallel.h"
+#include "msm/msm_internal.h"
+
+#define FE cuzk_fp
+#define F(name) cuzk_fp_##name
+#define FE_ONE_ CUZK_FP_ONE
+#define FE_INV_VAR cuzk_fp_inv_var
+#define G(name) cuzk_g1_##name
+#define AFF cuzk_g1_affine
+#define JAC cuzk_g1_jac
+#define XYZZ cuzk_g1_xyzz
+/* Costs in G1 mixed additions (0.79 us on the 16-core Xeon, see
+ * msm_common.c): XYZZ addition 1.02 us (a bucket is two of them), Jacobian
+ * doubling 0.67 us, thread start ~30 us. */
+#define MSM_COSTS {.bucket = 2.6, .dbl = 0.85, .thread = 40, .bucket_bytes = sizeof(XYZZ)}
+/* An Fp inversion (binary Euclid) costs 3.5 us on the Xeon (~70 M) and up
+ * to ~35 us on the loaded development machine; a pair added in affine
+ * saves ~5 M over a mixed addition, so a level of k points pays for its
+ * inversion from k ~ 30-150. Below BSUM_STOP points the rest are mixed-added
+ * (at most 64 additions per thread and call, so the choice barely shows). */
+#define BSUM_STOP 64
+#include "msm/msm_impl.h"

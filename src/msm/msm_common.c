@@ -1,0 +1,154 @@
+/* Group-independent parts of the MSM: constants, the cost model, scalar
+ * conversion and classification. */
+#include <string.h>
+#include <unistd.h>
+
+#include <cuzk/msm.h>
+
+#include "common/parallel.h"
+#include "msm/msm_internal.h"
+
+const uint64_t MSM_R[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                           0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+const uint64_t MSM_R_HALF[4] = {0x7fffffff80000000ull, 0xa9ded2017fff2dffull,
+                                0x199cec0404d0ec02ull, 0x39f6d3a994cebea4ull};
+
+unsigned msm_threads(unsigned nthreads)
+{
+    unsigned t = nthreads ? nthreads : cuzk_ncores();
+    return t > MSM_MAX_THREADS ? MSM_MAX_THREADS : t;
+}
+
+/* ------------------------------------------------------------ cost model --
+ *
+ * Unit: one mixed addition of an affine point into an XYZZ bucket. A call
+ * with window size c has W = ceil(255 / c) windows (scalars folded below
+ * 2^254, see msm_internal.h) and 2^(c-1) buckets per window. Cutting the
+ * points into R ranges gives W R independent tasks, each costing
+ *     n / R * miss          bucket additions (digit 0 has probability 2^-c);
+ *                           miss = 1, or MSM_L2_MISS once one thread's
+ *                           bucket array outgrows the per-core L2 cache
+ *   + 2^(c-1) * bucket      running-sum reduction: two XYZZ additions per
+ *                           bucket, one XYZZ addition ~1.3 mixed additions
+ * run on T threads in ceil(W R / T) rounds (tasks are claimed dynamically,
+ * so this is the makespan when all tasks cost the same). Then, serially,
+ * the W R task results are summed and the windows combined with ~255
+ * doublings; starting each extra thread costs `thread`. The model minimises
+ * the total over c in [1, MSM_MAX_C] and R in [1, 4 T]. A larger R keeps
+ * more cores busy when W is not a multiple of T, at the price of reducing
+ * the buckets once more per range.
+ *
+ * The constants come from measurements (G1, random scalars, gcc -O3, the
+ * field code in the tree at the time, best of 2-3; * marks the model's
+ * choice after tuning). 16-core Intel Xeon (the GPU host), 2 MiB L2/core:
+ *   primitives: fp_mul 50-54 ns, mixed addition 0.79-0.86 us, XYZZ
+ *   addition 1.02-1.07 us (1.3 units), Jacobian doubling 0.67-0.72 us,
+ *   fp_inv_var 3.5-3.8 us
+ *   2^16, 1 thread:   c=12 1.04 s  c=13* 0.96 s  c=14 1.03 s
+ *   2^18, 16 threads: c=12 0.395  c=13* 0.410  c=14 0.457  c=15 0.469
+ *                     (first tuning run: c=16 0.467, cost per unit 1.37 us
+ *                     against 1.03 us at c=13: 6 MiB of buckets per thread
+ *                     miss L2, hence MSM_L2_MISS)
+ *   2^20, 16 threads: c=13* 1.41   c=14 1.44   c=15 1.51   c=16 1.46
+ * 2-core AMD EPYC development machine, 1 MiB L2/core, shared with other
+ * jobs, so CPU time (summed over threads) rather than wall time:
+ *   2^16, 2 threads: c=12 12.6  c=13* 12.4  c=14 13.1 cpu-us/point
+ *   2^18, 2 threads: c=13* 11.1  c=14 10.9 cpu-us/point
+ * The optimum is flat (+-5 % over c +- 1) and the model lands on it or next
+ * to it; before the L2 term it chose c = 16 at 2^18 and 2^20 on 16 threads,
+ * 10-20 % slower. Per-core throughput on 16 threads is ~1.5x lower than on
+ * one (CPU time per point rises too: the machine, not load imbalance). */
+
+#define MSM_L2_MISS 1.35
+
+/* Per-core L2 size; 1 MiB where the C library cannot tell. */
+static double msm_l2_bytes(void)
+{
+    long l2 = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return l2 > 0 ? (double)l2 : (double)(1u << 20);
+}
+
+void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c_forced,
+                     const struct msm_costs *costs)
+{
+    unsigned T = msm_threads(nthreads);
+    double best = -1, l2 = msm_l2_bytes();
+    unsigned cmin = c_forced ? c_forced : 1, cmax = c_forced ? c_forced : MSM_MAX_C;
+    p->c = cmin, p->nwin = msm_nwindows(cmin), p->nranges = 1, p->nthreads = 1;
+    for (unsigned c = cmin; c <= cmax; c++) {
+        double nb = (double)((size_t)1 << (c - 1));
+        double bytes = nb * (double)costs->bucket_bytes;
+        /* Keep all threads' buckets under 1 GiB (only a forced c may not). */
+        if (!c_forced && bytes * T > (double)(1u << 30)) break;
+        double miss = bytes > l2 ? MSM_L2_MISS : 1.0;
+        unsigned W = msm_nwindows(c);
+        size_t rmax = (size_t)4 * T;
+        if (rmax > n) rmax = n ? n : 1;
+        for (size_t R = 1; R <= rmax; R++) {
+            size_t tasks = W * R;
+            size_t t = tasks < T ? tasks : T;
+            size_t rounds = (tasks + t - 1) / t;
+            double task = (double)((n + R - 1) / R) * miss + nb * costs->bucket;
+            double total = (double)rounds * task + (double)(t - 1) * costs->thread +
+                           (double)tasks * costs->bucket / 2 + 255.0 * costs->dbl;
+            if (best < 0 || total < best) {
+                best = total;
+                p->c = c, p->nwin = W, p->nranges = (unsigned)R, p->nthreads = (unsigned)t;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------- scalar conversion -- */
+
+struct from_fr_ctx {
+    cuzk_scalar *out;
+    const cuzk_fr *in;
+};
+
+static void from_fr_range(void *arg, size_t b, size_t e)
+{
+    struct from_fr_ctx *x = arg;
+    for (size_t i = b; i < e; i++) {
+        uint64_t v[4];
+        cuzk_fr_to_limbs(v, &x->in[i]);
+        memcpy(x->out[i].l, v, sizeof v);
+    }
+}
+
+void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *in, size_t n, unsigned nthreads)
+{
+    struct from_fr_ctx x = {out, in};
+    /* ~50 ns per element: 2^14 elements (~1 ms) per thread at least. */
+    cuzk_parallel_for(n, (size_t)1 << 14, msm_threads(nthreads), from_fr_range, &x);
+}
+
+/* ------------------------------------------------------- classification -- */
+
+size_t msm_classify(uint64_t *ones, size_t *rest, const cuzk_scalar *scalars, size_t n)
+{
+    size_t m = 0;
+    memset(ones, 0, ((n + 63) / 64) * sizeof(uint64_t));
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *k = scalars[i].l;
+        uint64_t hi = k[1] | k[2] | k[3];
+        if (!hi && k[0] <= 1) {
+            if (k[0]) ones[i / 64] |= 1ull << (i % 64);
+            continue;
+        }
+        if (msm_ge4(k, MSM_R)) { /* non-canonical: look at k mod r */
+            uint64_t v[4];
+            memcpy(v, k, sizeof v);
+            while (msm_ge4(v, MSM_R)) msm_sub4(v, v, MSM_R);
+            if (!(v[1] | v[2] | v[3]) && v[0] <= 1) {
+                if (v[0]) ones[i / 64] |= 1ull << (i % 64);
+                continue;
+            }
+        }
+        rest[m++] = i;
+    }
+    return m;
+}

@@ -1,0 +1,375 @@
+/* Pippenger MSM, batch affine summation and the sparse MSM, written once
+ * for G1 and G2.
+ *
+ * This header is a template, not an ordinary header: g1_msm.c and g2_msm.c
+ * each define the names below and include it once, so it has no include
+ * guard.
+ *
+ *   FE              the coordinate field type (cuzk_fp, cuzk_fp2)
+ *   F(name)         its functions (cuzk_fp_##name, ...)
+ *   FE_ONE_         its one (Montgomery form)
+ *   FE_INV_VAR      r = 1/a, variable time: void (FE *r, const FE *a)
+ *   G(name)         the group's functions (cuzk_g1_##name, ...)
+ *   AFF, JAC, XYZZ  the point types
+ *   MSM_COSTS       a struct msm_costs initialiser for the cost model
+ *   BSUM_STOP       batch-sum levels stop at this many points (see below)
+ *
+ * Everything here is variable-time in the scalars, and branches on
+ * whether points are equal, opposite or at infinity.
+ */
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ Pippenger -- */
+
+struct pip_ctx {
+    const AFF *points;
+    const cuzk_scalar *scalars;
+    const size_t *idx; /* NULL: point j is points[j]; else points[idx[j]] */
+    size_t n;
+    struct msm_plan plan;
+    size_t nb_max;       /* buckets per thread */
+    XYZZ *buckets;       /* plan.nthreads * nb_max */
+    XYZZ *results;       /* one per task: window w, range q at w * nranges + q */
+    atomic_size_t next;  /* next task to claim */
+};
+
+/* The signed digit in window w of the next point at or after *j (before
+ * end) whose digit is nonzero and which is not at infinity, with the sign of
+ * the fold applied; *p is that point. Returns 0 when there is none. */
+static inline int64_t pip_next(const struct pip_ctx *x, size_t *j, size_t end, unsigned w,
+                               const AFF **p)
+{
+    while (*j < end) {
+        size_t s = x->idx ? x->idx[*j] : *j;
+        ++*j;
+        uint64_t k[4];
+        unsigned neg = msm_fold(k, x->scalars[s].l);
+        int64_t d = msm_digit(k, w, x->plan.c);
+        if (d == 0 || G(affine_is_inf)(&x->points[s])) continue;
+        *p = &x->points[s];
+        return neg ? -d : d;
+    }
+    return 0;
+}
+
+static void pip_task(struct pip_ctx *x, XYZZ *bk, size_t task)
+{
+    unsigned c = x->plan.c, R = x->plan.nranges;
+    unsigned w = (unsigned)(task / R), q = (unsigned)(task % R);
+    size_t nb = msm_window_buckets(w, c);
+    size_t j = x->n * q / R, end = x->n * (q + 1) / R;
+    for (size_t b = 0; b < nb; b++) G(xyzz_set_inf)(&bk[b]);
+
+    /* Accumulate: bucket |d| gets P, or -P for a negative digit. The next
+     * point's digit is found first so that its bucket can be prefetched
+     * while this addition runs. */
+    const AFF *p = NULL, *pn = NULL;
+    int64_t d = pip_next(x, &j, end, w, &p);
+    while (d != 0) {
+        int64_t dn = pip_next(x, &j, end, w, &pn);
+        if (dn != 0) __builtin_prefetch(&bk[(dn < 0 ? -dn : dn) - 1], 1);
+        if (d > 0) {
+            G(xyzz_add_mixed)(&bk[d - 1], &bk[d - 1], p);
+        } else {
+            AFF np;
+            G(affine_neg)(&np, p);
+            G(xyzz_add_mixed)(&bk[-d - 1], &bk[-d - 1], &np);
+        }
+        d = dn, p = pn;
+    }
+
+    /* Running sum over B_i = bk[i - 1] (the points of digit i), top first:
+     * after B_i, sum = B_i + ... + B_nb and tot = sum_{i' >= i} (i' - i + 1)
+     * B_i', so after B_1 tot = sum_i i B_i. Two XYZZ additions per bucket;
+     * empty buckets (ZZ = 0) are not added to sum. */
+    XYZZ sum, tot;
+    G(xyzz_set_inf)(&sum);
+    G(xyzz_set_inf)(&tot);
+    int sum_inf = 1;
+    for (size_t b = nb; b-- > 0;) {
+        if (!F(is_zero)(&bk[b].zz)) {
+            G(xyzz_add)(&sum, &sum, &bk[b]);
+            sum_inf = 0;
+        }
+        if (!sum_inf) G(xyzz_add)(&tot, &tot, &sum);
+    }
+    x->results[task] = tot;
+}
+
+static void pip_worker(void *arg, size_t b, size_t e)
+{
+    struct pip_ctx *x = arg;
+    size_t ntasks = (size_t)x->plan.nwin * x->plan.nranges;
+    /* Normally one slot per thread; a thread that could not be created has
+     * its slot run here after this one, with its own buckets. */
+    for (size_t slot = b; slot < e; slot++) {
+        XYZZ *bk = x->buckets + slot * x->nb_max;
+        for (;;) {
+            size_t t = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
+            if (t >= ntasks) break;
+            pip_task(x, bk, t);
+        }
+    }
+}
+
+/* Pippenger over points j < n (through idx when non-NULL). */
+static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars,
+                           const size_t *idx, size_t n, unsigned nthreads, unsigned c)
+{
+    if (n == 0) {
+        G(jac_set_inf)(r);
+        return CUZK_OK;
+    }
+    static const struct msm_costs costs = MSM_COSTS;
+    struct pip_ctx x = {.points = points, .scalars = scalars, .idx = idx, .n = n};
+    msm_plan_choose(&x.plan, n, nthreads, c, &costs);
+    size_t ntasks = (size_t)x.plan.nwin * x.plan.nranges;
+    x.nb_max = (size_t)1 << (x.plan.c - 1);
+    size_t nbk = x.plan.nthreads * x.nb_max;
+    XYZZ *mem = malloc((nbk + ntasks) * sizeof(XYZZ));
+    if (!mem) return CUZK_ERR_NO_MEMORY;
+    x.buckets = mem;
+    x.results = mem + nbk;
+    atomic_init(&x.next, 0);
+    cuzk_parallel_for(x.plan.nthreads, 1, x.plan.nthreads, pip_worker, &x);
+
+    /* Sum each window's ranges, then Horner over the windows (top first):
+     * acc = 2^c acc + window w. c Jacobian doublings (2M + 5S each) per
+     * window, ~255 in all. */
+    JAC acc, t;
+    G(jac_set_inf)(&acc);
+    for (unsigned w = x.plan.nwin; w-- > 0;) {
+        XYZZ s = x.results[(size_t)w * x.plan.nranges];
+        for (unsigned q = 1; q < x.plan.nranges; q++)
+            G(xyzz_add)(&s, &s, &x.results[(size_t)w * x.plan.nranges + q]);
+        if (w + 1 < x.plan.nwin)
+            for (unsigned i = 0; i < x.plan.c; i++) G(dbl)(&acc, &acc);
+        G(xyzz_to_jac)(&t, &s);
+        G(add)(&acc, &acc, &t);
+    }
+    free(mem);
+    *r = acc;
+    return CUZK_OK;
+}
+
+unsigned G(msm_window)(size_t n, unsigned nthreads)
+{
+    static const struct msm_costs costs = MSM_COSTS;
+    struct msm_plan p;
+    msm_plan_choose(&p, n, nthreads, 0, &costs);
+    return p.c;
+}
+
+cuzk_status G(msm)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+                   unsigned nthreads)
+{
+    return pip_run(r, points, scalars, NULL, n, nthreads, 0);
+}
+
+cuzk_status G(msm_c)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+                     unsigned nthreads, unsigned c)
+{
+    if (c > MSM_MAX_C) return CUZK_ERR_INVALID_ARGUMENT;
+    return pip_run(r, points, scalars, NULL, n, nthreads, c);
+}
+
+/* ---------------------------------------------------- batch affine sum --
+ *
+ * Each thread gathers its selected points into a buffer of
+ * CUZK_BATCH_SUM_CHUNK, adds them in pairs (2i, 2i + 1) -> i, refills the
+ * freed half from its input and repeats; when the input is used up it keeps
+ * halving until BSUM_STOP points are left and adds those into an XYZZ
+ * accumulator with mixed additions. Each level of pairs costs one field
+ * inversion, shared by Montgomery's trick (3 M per pair), plus per pair
+ *   chord    (P != +-Q): lambda = (y2 - y1) / (x2 - x1)    1 M
+ *   tangent  (P = Q):    lambda = 3 x1^2 / (2 y1)          1 M + 1 S
+ *   opposite (P = -Q):   the pair gives infinity and is dropped
+ *   x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1    1 M + 1 S
+ * i.e. 5 M + 1 S per addition against 8 M + 3 S for an XYZZ mixed addition.
+ * The inversion (~15-35 us for Fp, measured, binary Euclid) is shared by
+ * CHUNK / 2 = 512 pairs while the input lasts; below BSUM_STOP points a
+ * level saves less than its inversion costs. */
+
+#define BSUM_CHUNK CUZK_BATCH_SUM_CHUNK
+
+enum { PAIR_CHORD, PAIR_TANGENT, PAIR_OPPOSITE };
+
+/* One level: buf[0..k) -> buf[0..return), pairwise sums, in place.
+ * pref holds k / 2 elements. */
+static size_t bsum_level(AFF *buf, size_t k, FE *pref, unsigned char *kind)
+{
+    size_t m = k / 2;
+    FE den, inv, t, lam, x3, y3;
+    /* Denominators and their prefix products. */
+    for (size_t i = 0; i < m; i++) {
+        const AFF *a = &buf[2 * i], *b = &buf[2 * i + 1];
+        if (!F(eq)(&a->x, &b->x)) {
+            kind[i] = PAIR_CHORD;
+            F(sub)(&den, &b->x, &a->x);
+        } else if (F(eq)(&a->y, &b->y)) {
+            kind[i] = PAIR_TANGENT;
+            F(dbl)(&den, &a->y); /* y != 0: no point of order 2 */
+        } else {
+            kind[i] = PAIR_OPPOSITE;
+            den = FE_ONE_;
+        }
+        if (i == 0)
+            pref[0] = den;
+        else
+            F(mul)(&pref[i], &pref[i - 1], &den);
+    }
+    /* One inversion; walking back, pref[i] becomes 1 / den_i. */
+    FE_INV_VAR(&inv, &pref[m - 1]);
+    for (size_t i = m; i-- > 1;) {
+        const AFF *a = &buf[2 * i], *b = &buf[2 * i + 1];
+        if (kind[i] == PAIR_CHORD)
+            F(sub)(&den, &b->x, &a->x);
+        else if (kind[i] == PAIR_TANGENT)
+            F(dbl)(&den, &a->y);
+        else
+            den = FE_ONE_;
+        F(mul)(&t, &inv, &pref[i - 1]);
+        F(mul)(&inv, &inv, &den);
+        pref[i] = t;
+    }
+    pref[0] = inv;
+    /* The sums, written over the front of buf: output j <= i is never an
+     * input of a later pair. */
+    size_t j = 0;
+    for (size_t i = 0; i < m; i++) {
+        AFF a = buf[2 * i], b = buf[2 * i + 1];
+        if (kind[i] == PAIR_OPPOSITE) continue;
+        if (kind[i] == PAIR_CHORD) {
+            F(sub)(&t, &b.y, &a.y);
+        } else {
+            F(sqr)(&t, &a.x);
+            F(add)(&lam, &t, &t);
+            F(add)(&t, &lam, &t);
+        }
+        F(mul)(&lam, &t, &pref[i]);
+        F(sqr)(&x3, &lam);
+        F(sub)(&x3, &x3, &a.x);
+        F(sub)(&x3, &x3, &b.x);
+        F(sub)(&y3, &a.x, &x3);
+        F(mul)(&y3, &y3, &lam);
+        F(sub)(&y3, &y3, &a.y);
+        buf[j].x = x3;
+        buf[j].y = y3;
+        j++;
+    }
+    if (k & 1) buf[j++] = buf[k - 1];
+    return j;
+}
+
+struct bsum_ctx {
+    const AFF *points;
+    const uint64_t *bitmap; /* NULL: every point */
+    size_t n;
+    size_t nslots;
+    unsigned char *mem;     /* per slot: BSUM_CHUNK AFF, then BSUM_CHUNK / 2 FE */
+    XYZZ *results;          /* one per slot */
+};
+
+#define BSUM_SLOT_BYTES (BSUM_CHUNK * sizeof(AFF) + BSUM_CHUNK / 2 * sizeof(FE))
+
+static void bsum_slot(struct bsum_ctx *x, size_t slot)
+{
+    AFF *buf = (AFF *)(void *)(x->mem + slot * BSUM_SLOT_BYTES);
+    FE *pref = (FE *)(void *)(buf + BSUM_CHUNK);
+    unsigned char kind[BSUM_CHUNK / 2];
+    /* Slot ranges are whole 64-point words of the bitmap. */
+    size_t words = (x->n + 63) / 64;
+    size_t pos = words * slot / x->nslots * 64;
+    size_t end = words * (slot + 1) / x->nslots * 64;
+    if (end > x->n) end = x->n;
+    if (pos > end) pos = end;
+    XYZZ acc;
+    G(xyzz_set_inf)(&acc);
+    size_t k = 0;
+    for (;;) {
+        while (k < BSUM_CHUNK && pos < end) {
+            if (x->bitmap) {
+                uint64_t wd = x->bitmap[pos / 64] >> (pos % 64);
+                if (wd == 0) { /* skip to the next word */
+                    pos = (pos / 64 + 1) * 64;
+                    continue;
+                }
+                pos += (size_t)__builtin_ctzll(wd);
+                if (pos >= end) break;
+            }
+            const AFF *p = &x->points[pos++];
+            if (!G(affine_is_inf)(p)) buf[k++] = *p;
+        }
+        if (pos >= end) pos = end;
+        if (pos == end && k <= BSUM_STOP) break;
+        k = bsum_level(buf, k, pref, kind);
+    }
+    for (size_t i = 0; i < k; i++) G(xyzz_add_mixed)(&acc, &acc, &buf[i]);
+    x->results[slot] = acc;
+}
+
+static void bsum_worker(void *arg, size_t b, size_t e)
+{
+    for (size_t s = b; s < e; s++) bsum_slot(arg, s);
+}
+
+static cuzk_status bsum_run(JAC *r, const AFF *points, const uint64_t *bitmap, size_t n,
+                            unsigned nthreads)
+{
+    /* A slot ends with ~log2(CHUNK / BSUM_STOP) levels of shrinking size,
+     * each paying a whole inversion: give each thread at least 8 chunks. */
+    size_t T = msm_threads(nthreads);
+    size_t slots = n / (8 * BSUM_CHUNK);
+    if (slots > T) slots = T;
+    if (slots < 1) slots = 1;
+    struct bsum_ctx x = {points, bitmap, n, slots, NULL, NULL};
+    x.mem = malloc(slots * (BSUM_SLOT_BYTES + sizeof(XYZZ)));
+    if (!x.mem) return CUZK_ERR_NO_MEMORY;
+    x.results = (XYZZ *)(void *)(x.mem + slots * BSUM_SLOT_BYTES);
+    cuzk_parallel_for(slots, 1, (unsigned)slots, bsum_worker, &x);
+    XYZZ acc = x.results[0];
+    for (size_t s = 1; s < slots; s++) G(xyzz_add)(&acc, &acc, &x.results[s]);
+    free(x.mem);
+    G(xyzz_to_jac)(r, &acc);
+    return CUZK_OK;
+}
+
+cuzk_status G(batch_sum)(JAC *r, const AFF *points, size_t n, unsigned nthreads)
+{
+    return bsum_run(r, points, NULL, n, nthreads);
+}
+
+cuzk_status G(batch_sum_bitmap)(JAC *r, const AFF *points, const uint64_t *bitmap,
+                                size_t n, unsigned nthreads)
+{
+    return bsum_run(r, points, bitmap, n, nthreads);
+}
+
+/* ----------------------------------------------------------- sparse MSM -- */
+
+cuzk_status G(msm_sparse)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+                          unsigned nthreads)
+{
+    size_t words = (n + 63) / 64;
+    uint64_t *ones = malloc(words ? words * sizeof(uint64_t) : 1);
+    size_t *rest = malloc(n ? n * sizeof(size_t) : 1);
+    cuzk_status st = CUZK_ERR_NO_MEMORY;
+    if (!ones || !rest) goto out;
+    size_t m = msm_classify(ones, rest, scalars, n);
+    /* rest is shrunk to its use; a failed shrink keeps the big block. */
+    size_t *shrunk = m ? realloc(rest, m * sizeof(size_t)) : NULL;
+    if (shrunk) rest = shrunk;
+    JAC a, b;
+    st = bsum_run(&a, points, ones, n, nthreads);
+    if (st != CUZK_OK) goto out;
+    st = pip_run(&b, points, scalars, rest, m, nthreads, 0);
+    if (st != CUZK_OK) goto out;
+    G(add)(r, &a, &b);
+out:
+    free(ones);
+    free(rest);
+    return st;
+}

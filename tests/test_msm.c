@@ -1,0 +1,532 @@
+/* Tests of src/msm: the signed-digit recoding, Pippenger MSM (G1 and G2)
+ * against the naive sum of scalar multiplications, the batch affine sum
+ * against sequential additions, and the sparse MSM against the dense one.
+ *
+ * The test bodies are written once against a small table of per-group
+ * operations (struct grp), filled for G1 and G2 by the GRP_WRAPPERS macro. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/ec.h>
+#include <cuzk/msm.h>
+
+#include "msm/msm_internal.h"
+#include "test_util.h"
+
+/* ------------------------------------------------------ per-group table -- */
+
+struct grp {
+    const char *name;
+    size_t aff_size, jac_size;
+    void (*gen_points)(void *aff, size_t n);
+    void (*naive)(void *r, const void *aff, const cuzk_scalar *k, size_t n);
+    void (*seq_sum)(void *r, const void *aff, const uint64_t *bitmap, size_t n);
+    void (*aff_neg)(void *r, const void *p);
+    void (*jac_neg)(void *r, const void *p);
+    void (*jac_add)(void *r, const void *p, const void *q);
+    int (*jac_eq)(const void *a, const void *b);
+    int (*jac_is_inf)(const void *a);
+    cuzk_status (*msm)(void *r, const void *p, const cuzk_scalar *k, size_t n, unsigned t);
+    cuzk_status (*msm_c)(void *r, const void *p, const cuzk_scalar *k, size_t n, unsigned t,
+                         unsigned c);
+    cuzk_status (*msm_sparse)(void *r, const void *p, const cuzk_scalar *k, size_t n,
+                              unsigned t);
+    cuzk_status (*batch_sum)(void *r, const void *p, size_t n, unsigned t);
+    cuzk_status (*batch_sum_bitmap)(void *r, const void *p, const uint64_t *bm, size_t n,
+                                    unsigned t);
+    unsigned (*window)(size_t n, unsigned t);
+};
+
+#define GRP_WRAPPERS(g, FE)                                                                  \
+    /* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */                 \
+    static void g##_gen_points(void *out, size_t n)                                          \
+    {                                                                                        \
+        if (n == 0) return;                                                                  \
+        cuzk_##g##_jac *j = malloc(n * sizeof *j), base, step;                               \
+        FE *scratch = malloc(n * sizeof *scratch);                                           \
+        cuzk_fr a, b;                                                                        \
+        test_rand_fr(&a);                                                                    \
+        test_rand_fr(&b);                                                                    \
+        cuzk_##g##_from_affine(&base, &CUZK_G_##g##_GEN);                                  \
+        cuzk_##g##_mul(&j[0], &base, &a);                                                    \
+        cuzk_##g##_mul(&step, &base, &b);                                                    \
+        for (size_t i = 1; i < n; i++) cuzk_##g##_add(&j[i], &j[i - 1], &step);              \
+        cuzk_##g##_batch_to_affine(out, j, n, scratch);                                      \
+        free(j);                                                                             \
+        free(scratch);                                                                       \
+    }                                                                                        \
+    static void g##_naive(void *r, const void *aff, const cuzk_scalar *k, size_t n)          \
+    {                                                                                        \
+        const cuzk_##g##_affine *p = aff;                                                    \
+        cuzk_##g##_jac acc, pj, t;                                                           \
+        cuzk_##g##_jac_set_inf(&acc);                                                        \
+        for (size_t i = 0; i < n; i++) {                                                     \
+            cuzk_fr f;                                                                       \
+            cuzk_fr_from_limbs_reduce(&f, k[i].l); /* Montgomery form of k mod r */          \
+            cuzk_##g##_from_affine(&pj, &p[i]);                                              \
+            cuzk_##g##_mul(&t, &pj, &f);                                                     \
+            cuzk_##g##_add(&acc, &acc, &t);                                                  \
+        }                                                                                    \
+        *(cuzk_##g##_jac *)r = acc;                                                          \
+    }                                                                                        \
+    static void g##_seq_sum(void *r, const void *aff, const uint64_t *bm, size_t n)          \
+    {                                                                                        \
+        const cuzk_##g##_affine *p = aff;                                                    \
+        cuzk_##g##_jac acc;                                                                  \
+        cuzk_##g##_jac_set_inf(&acc);                                                        \
+        for (size_t i = 0; i < n; i++)                                                       \
+            if (!bm || ((bm[i / 64] >> (i % 64)) & 1)) cuzk_##g##_add_mixed(&acc, &acc, &p[i]); \
+        *(cuzk_##g##_jac *)r = acc;                                                          \
+    }                                                                                        \
+    static void g##_aff_neg(void *r, const void *p) { cuzk_##g##_affine_neg(r, p); }         \
+    static void g##_jac_neg(void *r, const void *p) { cuzk_##g##_neg(r, p); }                \
+    static void g##_jac_add(void *r, const void *p, const void *q) { cuzk_##g##_add(r, p, q); } \
+    static int g##_jac_eq(const void *a, const void *b) { return cuzk_##g##_jac_eq(a, b); }  \
+    static int g##_jac_is_inf(const void *a) { return cuzk_##g##_jac_is_inf(a); }            \
+    static cuzk_status g##_msm(void *r, const void *p, const cuzk_scalar *k, size_t n,       \
+                               unsigned t)                                                   \
+    {                                                                                        \
+        return cuzk_##g##_msm(r, p, k, n, t);                                                \
+    }                                                                                        \
+    static cuzk_status g##_msm_c(void *r, const void *p, const cuzk_scalar *k, size_t n,     \
+                                 unsigned t, unsigned c)                                     \
+    {                                                                                        \
+        return cuzk_##g##_msm_c(r, p, k, n, t, c);                                           \
+    }                                                                                        \
+    static cuzk_status g##_msm_sparse(void *r, const void *p, const cuzk_scalar *k,          \
+                                      size_t n, unsigned t)                                  \
+    {                                                                                        \
+        return cuzk_##g##_msm_sparse(r, p, k, n, t);                                         \
+    }                                                                                        \
+    static cuzk_status g##_batch_sum(void *r, const void *p, size_t n, unsigned t)           \
+    {                                                                                        \
+        return cuzk_##g##_batch_sum(r, p, n, t);                                             \
+    }                                                                                        \
+    static cuzk_status g##_batch_sum_bitmap(void *r, const void *p, const uint64_t *bm,      \
+                                            size_t n, unsigned t)                            \
+    {                                                                                        \
+        return cuzk_##g##_batch_sum_bitmap(r, p, bm, n, t);                                  \
+    }                                                                                        \
+    static const struct grp GRP_##g = {                                                      \
+        #g, sizeof(cuzk_##g##_affine), sizeof(cuzk_##g##_jac), g##_gen_points, g##_naive,    \
+        g##_seq_sum, g##_aff_neg, g##_jac_neg, g##_jac_add, g##_jac_eq, g##_jac_is_inf,      \
+        g##_msm, g##_msm_c, g##_msm_sparse, g##_batch_sum, g##_batch_sum_bitmap,             \
+        cuzk_##g##_msm_window};
+
+#define CUZK_G_g1_GEN CUZK_G1_GENERATOR
+#define CUZK_G_g2_GEN CUZK_G2_GENERATOR
+GRP_WRAPPERS(g1, cuzk_fp)
+GRP_WRAPPERS(g2, cuzk_fp2)
+
+/* Room for one Jacobian point of either group. */
+typedef union { cuzk_g1_jac g1; cuzk_g2_jac g2; } jac_buf;
+
+static void *aff_at(const struct grp *g, void *base, size_t i)
+{
+    return (unsigned char *)base + i * g->aff_size;
+}
+
+/* ---------------------------------------------------------- scalars -- */
+
+static const cuzk_scalar R_MINUS_1 = {{0xffffffff00000000ull, 0x53bda402fffe5bfeull,
+                                       0x3339d80809a1d805ull, 0x73eda753299d7d48ull}};
+
+static void rand_scalar(cuzk_scalar *k)
+{
+    cuzk_fr f;
+    test_rand_fr(&f);
+    cuzk_fr_to_limbs(k->l, &f);
+}
+
+static void rand_scalars(cuzk_scalar *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
+}
+
+/* 2^e as a scalar (e < 256). */
+static cuzk_scalar pow2(unsigned e)
+{
+    cuzk_scalar k = {{0, 0, 0, 0}};
+    k.l[e / 64] = 1ull << (e % 64);
+    return k;
+}
+
+/* k - 1 (k != 0). */
+static cuzk_scalar dec(cuzk_scalar k)
+{
+    for (int i = 0; i < 4; i++)
+        if (k.l[i]--) break;
+    return k;
+}
+
+/* The digits of every window, recombined in a 5-limb two's-complement
+ * accumulator, give the folded scalar back; every digit is within its
+ * bucket range. */
+static void check_digits(const uint64_t k[4], unsigned c)
+{
+    uint64_t f[4], acc[5] = {0};
+    msm_fold(f, k);
+    CHECK(!msm_ge4(f, MSM_R_HALF) || memcmp(f, MSM_R_HALF, 32) == 0);
+    unsigned W = msm_nwindows(c);
+    for (unsigned w = 0; w < W; w++) {
+        int64_t d = msm_digit(f, w, c);
+        int64_t nb = (int64_t)msm_window_buckets(w, c);
+        CHECK_MSG(d >= -nb && d <= nb, "c %u w %u digit %lld buckets %lld", c, w,
+                  (long long)d, (long long)nb);
+        if (w == W - 1) CHECK(d >= 0);
+        /* acc += d * 2^(w c) */
+        unsigned sh = w * c;
+        uint64_t add[5] = {0};
+        uint64_t mag = (uint64_t)(d < 0 ? -d : d);
+        add[sh / 64] = mag << (sh % 64);
+        if (sh % 64 && sh / 64 + 1 < 5) add[sh / 64 + 1] = mag >> (64 - sh % 64);
+        if (d < 0) { /* negate add */
+            unsigned carry = 1;
+            for (int i = 0; i < 5; i++) {
+                add[i] = ~add[i] + carry;
+                carry = carry && add[i] == 0;
+            }
+        }
+        unsigned __int128 cy = 0;
+        for (int i = 0; i < 5; i++) {
+            cy += (unsigned __int128)acc[i] + add[i];
+            acc[i] = (uint64_t)cy;
+            cy >>= 64;
+        }
+    }
+    CHECK_MSG(acc[0] == f[0] && acc[1] == f[1] && acc[2] == f[2] && acc[3] == f[3] &&
+                  acc[4] == 0,
+              "recoding c = %u", c);
+}
+
+static void test_digits(void)
+{
+    cuzk_scalar ks[64];
+    size_t m = 0;
+    ks[m++] = (cuzk_scalar){{0, 0, 0, 0}};
+    ks[m++] = (cuzk_scalar){{1, 0, 0, 0}};
+    ks[m++] = R_MINUS_1;
+    ks[m++] = (cuzk_scalar){{MSM_R[0], MSM_R[1], MSM_R[2], MSM_R[3]}};    /* r: 0 */
+    ks[m++] = (cuzk_scalar){{MSM_R_HALF[0], MSM_R_HALF[1], MSM_R_HALF[2], MSM_R_HALF[3]}};
+    ks[m] = ks[m - 1], ks[m].l[0]++, m++;                                   /* (r+1)/2 */
+    ks[m++] = (cuzk_scalar){{~0ull, ~0ull, ~0ull, ~0ull}};                  /* 2^256-1 */
+    ks[m++] = pow2(254);
+    ks[m++] = dec(pow2(254));
+    ks[m++] = pow2(253);
+    while (m < 64) rand_scalar(&ks[m++]);
+    for (unsigned c = 1; c <= MSM_MAX_C; c++)
+        for (size_t i = 0; i < m; i++) check_digits(ks[i].l, c);
+    /* fold: k and r - k give the same magnitude, opposite sign */
+    for (size_t i = 10; i < m; i++) {
+        uint64_t a[4], b[4], nk[4];
+        msm_sub4(nk, MSM_R, ks[i].l);
+        unsigned sa = msm_fold(a, ks[i].l), sb = msm_fold(b, nk);
+        CHECK(memcmp(a, b, 32) == 0 && sa != sb);
+    }
+}
+
+static void test_scalar_from_fr(void)
+{
+    enum { N = 1000 };
+    cuzk_fr *f = malloc(N * sizeof *f);
+    cuzk_scalar *k = malloc(N * sizeof *k);
+    for (size_t i = 0; i < N; i++) test_rand_fr(&f[i]);
+    cuzk_scalar_from_fr(k, f, N, 4);
+    int ok = 1;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v[4];
+        cuzk_fr_to_limbs(v, &f[i]);
+        ok &= memcmp(v, k[i].l, 32) == 0;
+    }
+    CHECK(ok);
+    /* in place */
+    cuzk_scalar_from_fr((cuzk_scalar *)(void *)f, f, N, 1);
+    CHECK(memcmp(f, k, N * sizeof *k) == 0);
+    free(f);
+    free(k);
+}
+
+/* ------------------------------------------------------------ MSM tests -- */
+
+/* Pippenger (threads 1 and 4), the sparse MSM and the naive sum agree. */
+static void check_msm(const struct grp *g, const void *p, const cuzk_scalar *k, size_t n,
+                      const char *what)
+{
+    jac_buf want, got;
+    g->naive(&want, p, k, n);
+    CHECK_MSG(g->msm(&got, p, k, n, 1) == CUZK_OK && g->jac_eq(&got, &want), "%s %s n=%zu t=1",
+              g->name, what, n);
+    CHECK_MSG(g->msm(&got, p, k, n, 4) == CUZK_OK && g->jac_eq(&got, &want), "%s %s n=%zu t=4",
+              g->name, what, n);
+    CHECK_MSG(g->msm_sparse(&got, p, k, n, 2) == CUZK_OK && g->jac_eq(&got, &want),
+              "%s %s n=%zu sparse", g->name, what, n);
+}
+
+static void test_msm_random(const struct grp *g, size_t maxn)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 31, 32, 33, 100, 1000};
+    void *p = malloc(1000 * g->aff_size);
+    cuzk_scalar *k = malloc(1000 * sizeof *k);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        if (n > maxn) break;
+        g->gen_points(p, n);
+        rand_scalars(k, n);
+        check_msm(g, p, k, n, "random");
+    }
+    free(p);
+    free(k);
+}
+
+/* Every window size on a small input, including c = 1 (255 windows). */
+static void test_msm_windows(const struct grp *g)
+{
+    enum { N = 33 };
+    void *p = malloc(N * g->aff_size);
+    cuzk_scalar k[N];
+    g->gen_points(p, N);
+    rand_scalars(k, N);
+    k[0] = R_MINUS_1;
+    k[1] = pow2(253);
+    jac_buf want, got;
+    g->naive(&want, p, k, N);
+    for (unsigned c = 1; c <= 12; c++) {
+        CHECK_MSG(g->msm_c(&got, p, k, N, 2, c) == CUZK_OK && g->jac_eq(&got, &want),
+                  "%s c=%u", g->name, c);
+    }
+    CHECK(g->msm_c(&got, p, k, N, 2, MSM_MAX_C + 1) == CUZK_ERR_INVALID_ARGUMENT);
+    free(p);
+}
+
+/* Scalar patterns: zeros, ones, r - 1, window borders for the chosen c and
+ * its neighbours, top bits, values >= r. */
+static void test_msm_edges(const struct grp *g)
+{
+    enum { N = 64 };
+    void *p = malloc(N * g->aff_size);
+    cuzk_scalar k[N];
+    g->gen_points(p, N);
+
+    memset(k, 0, sizeof k);
+    jac_buf got;
+    CHECK(g->msm(&got, p, k, N, 2) == CUZK_OK && g->jac_is_inf(&got));
+    CHECK(g->msm_sparse(&got, p, k, N, 2) == CUZK_OK && g->jac_is_inf(&got));
+
+    for (size_t i = 0; i < N; i++) k[i] = (cuzk_scalar){{1, 0, 0, 0}};
+    check_msm(g, p, k, N, "all one");
+    jac_buf sum;
+    CHECK(g->batch_sum(&sum, p, N, 1) == CUZK_OK && g->msm(&got, p, k, N, 2) == CUZK_OK &&
+          g->jac_eq(&sum, &got));
+
+    for (size_t i = 0; i < N; i++) k[i] = R_MINUS_1;
+    check_msm(g, p, k, N, "all r-1");
+    jac_buf neg;
+    g->jac_neg(&neg, &sum);
+    CHECK(g->msm(&got, p, k, N, 2) == CUZK_OK && g->jac_eq(&got, &neg));
+
+    /* 2^(c j) - 1, 2^(c j), 2^(c j - 1), (2^c - 1) 2^(c j) at the window
+     * borders of the chosen c and c +- 1; N = 64 points choose c ~ 6. */
+    unsigned c0 = g->window(N, 2);
+    for (unsigned c = c0 > 1 ? c0 - 1 : 1; c <= c0 + 1; c++) {
+        size_t m = 0;
+        for (unsigned j = 1; j * c < 256 && m + 4 <= N; j++) {
+            k[m++] = dec(pow2(j * c));
+            k[m++] = pow2(j * c);
+            k[m++] = pow2(j * c - 1);
+            cuzk_scalar t = dec(pow2(c));
+            unsigned e = (j - 1) * c; /* (2^c - 1) 2^((j-1) c) */
+            cuzk_scalar u = {{0, 0, 0, 0}};
+            for (int l = 0; l < 4; l++) {
+                if (e % 64 == 0) {
+                    if (l + e / 64 < 4) u.l[l + e / 64] |= t.l[l];
+                } else {
+                    if (l + e / 64 < 4) u.l[l + e / 64] |= t.l[l] << (e % 64);
+                    if (l + e / 64 + 1 < 4) u.l[l + e / 64 + 1] |= t.l[l] >> (64 - e % 64);
+                }
+            }
+            k[m++] = u;
+        }
+        while (m < N) rand_scalar(&k[m++]);
+        jac_buf want;
+        g->naive(&want, p, k, N);
+        CHECK_MSG(g->msm_c(&got, p, k, N, 2, c) == CUZK_OK && g->jac_eq(&got, &want),
+                  "%s borders c=%u", g->name, c);
+    }
+
+    /* top bits and the fold boundary; values >= r */
+    size_t m = 0;
+    k[m++] = dec(pow2(255));
+    k[m++] = pow2(254);
+    k[m++] = dec(pow2(254));
+    k[m++] = pow2(253);
+    k[m++] = (cuzk_scalar){{MSM_R_HALF[0], MSM_R_HALF[1], MSM_R_HALF[2], MSM_R_HALF[3]}};
+    k[m] = k[m - 1], k[m].l[0]++, m++;
+    k[m++] = R_MINUS_1;
+    k[m] = R_MINUS_1, k[m].l[0]--, m++;
+    k[m++] = (cuzk_scalar){{MSM_R[0], MSM_R[1], MSM_R[2], MSM_R[3]}}; /* r = 0 mod r */
+    k[m] = k[m - 1], k[m].l[0] += 1, m++; /* r + 1 = 1 mod r: a "one" for the sparse path */
+    k[m] = k[m - 2], k[m].l[0] += 5, m++;
+    k[m++] = (cuzk_scalar){{~0ull, ~0ull, ~0ull, ~0ull}};
+    k[m++] = (cuzk_scalar){{0, 0, 0, 0x8000000000000000ull}};
+    for (size_t i = 0; i < 12; i++) { /* random with the top bits set */
+        rand_scalar(&k[m]);
+        k[m].l[3] |= 0x7000000000000000ull;
+        m++;
+    }
+    check_msm(g, p, k, m, "top bits");
+    free(p);
+}
+
+/* The same point many times (bucket additions hit P = Q), P and -P in the
+ * same bucket, and points at infinity. */
+static void test_msm_points(const struct grp *g)
+{
+    enum { N = 100 };
+    void *p = malloc(N * g->aff_size);
+    void *one = malloc(g->aff_size);
+    cuzk_scalar k[N];
+    g->gen_points(one, 1);
+
+    for (size_t i = 0; i < N; i++) memcpy(aff_at(g, p, i), one, g->aff_size);
+    rand_scalars(k, N);
+    check_msm(g, p, k, N, "same point");
+    for (size_t i = 0; i < N; i++) k[i] = k[0];
+    check_msm(g, p, k, N, "same point, same scalar");
+
+    /* P, -P alternating with equal scalars: everything cancels; then one
+     * extra P. */
+    for (size_t i = 1; i < N; i += 2) g->aff_neg(aff_at(g, p, i), one);
+    jac_buf got;
+    CHECK(g->msm(&got, p, k, N, 2) == CUZK_OK && g->jac_is_inf(&got));
+    check_msm(g, p, k, N, "P, -P");
+    check_msm(g, p, k, N - 1, "P, -P, P");
+    rand_scalars(k, N);
+    check_msm(g, p, k, N, "P, -P random scalars");
+
+    /* infinity among random points */
+    g->gen_points(p, N);
+    rand_scalars(k, N);
+    for (size_t i = 0; i < N; i += 7) memset(aff_at(g, p, i), 0, g->aff_size);
+    check_msm(g, p, k, N, "with infinity");
+    for (size_t i = 0; i < N; i++) memset(aff_at(g, p, i), 0, g->aff_size);
+    CHECK(g->msm(&got, p, k, N, 2) == CUZK_OK && g->jac_is_inf(&got));
+    free(p);
+    free(one);
+}
+
+/* A larger MSM against a different window size and thread count. */
+static void test_msm_large(const struct grp *g, size_t n)
+{
+    void *p = malloc(n * g->aff_size);
+    cuzk_scalar *k = malloc(n * sizeof *k);
+    g->gen_points(p, n);
+    rand_scalars(k, n);
+    unsigned c = g->window(n, 2);
+    jac_buf a, b;
+    CHECK(g->msm(&a, p, k, n, 2) == CUZK_OK);
+    CHECK_MSG(g->msm_c(&b, p, k, n, 1, c > 3 ? c - 2 : c + 2) == CUZK_OK && g->jac_eq(&a, &b),
+              "%s n=%zu c=%u vs c-2", g->name, n, c);
+    /* sparse with mixed 0/1/other against the dense MSM */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = test_rand64() % 8;
+        if (r < 4) k[i] = (cuzk_scalar){{0, 0, 0, 0}};
+        else if (r < 7) k[i] = (cuzk_scalar){{1, 0, 0, 0}};
+    }
+    CHECK(g->msm(&a, p, k, n, 4) == CUZK_OK);
+    CHECK_MSG(g->msm_sparse(&b, p, k, n, 2) == CUZK_OK && g->jac_eq(&a, &b), "%s sparse n=%zu",
+              g->name, n);
+    free(p);
+    free(k);
+}
+
+/* ------------------------------------------------------ batch sum tests -- */
+
+static void check_bsum(const struct grp *g, const void *p, size_t n, const char *what)
+{
+    jac_buf want, got;
+    g->seq_sum(&want, p, NULL, n);
+    CHECK_MSG(g->batch_sum(&got, p, n, 1) == CUZK_OK && g->jac_eq(&got, &want),
+              "%s batch_sum %s n=%zu t=1", g->name, what, n);
+    CHECK_MSG(g->batch_sum(&got, p, n, 4) == CUZK_OK && g->jac_eq(&got, &want),
+              "%s batch_sum %s n=%zu t=4", g->name, what, n);
+}
+
+static void test_batch_sum(const struct grp *g, size_t big)
+{
+    size_t n = big;
+    void *p = malloc(n * g->aff_size);
+    jac_buf got;
+    CHECK(g->batch_sum(&got, NULL, 0, 1) == CUZK_OK && g->jac_is_inf(&got));
+
+    static const size_t sizes[] = {1, 2, 3, 63, 64, 65, 1023, 1024, 1025, 3000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        g->gen_points(p, sizes[s]);
+        check_bsum(g, p, sizes[s], "random");
+    }
+
+    /* duplicates, negations and infinity sprinkled through a large input
+     * (several threads, several refills of the buffer) */
+    g->gen_points(p, n);
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint64_t r = test_rand64() % 16;
+        if (r == 0) memcpy(aff_at(g, p, i + 1), aff_at(g, p, i), g->aff_size);
+        else if (r == 1) g->aff_neg(aff_at(g, p, i + 1), aff_at(g, p, i));
+        else if (r == 2) memset(aff_at(g, p, i), 0, g->aff_size);
+        else if (r == 3) memcpy(aff_at(g, p, i), aff_at(g, p, test_rand64() % n), g->aff_size);
+    }
+    check_bsum(g, p, n, "dup/neg/inf");
+
+    /* one point n times: every level is all tangents */
+    g->gen_points(p, 1);
+    for (size_t i = 1; i < 2000; i++) memcpy(aff_at(g, p, i), p, g->aff_size);
+    check_bsum(g, p, 2000, "same point");
+    /* P, -P alternating: all pairs cancel; odd count leaves P */
+    for (size_t i = 1; i < 2000; i += 2) g->aff_neg(aff_at(g, p, i), p);
+    CHECK(g->batch_sum(&got, p, 2000, 2) == CUZK_OK && g->jac_is_inf(&got));
+    check_bsum(g, p, 1999, "P, -P");
+    /* all infinity */
+    memset(p, 0, 3000 * g->aff_size);
+    CHECK(g->batch_sum(&got, p, 3000, 2) == CUZK_OK && g->jac_is_inf(&got));
+
+    /* bitmap selection */
+    g->gen_points(p, n);
+    size_t words = (n + 63) / 64;
+    uint64_t *bm = malloc(words * sizeof *bm);
+    for (size_t w = 0; w < words; w++) bm[w] = test_rand64() & test_rand64();
+    bm[1] = 0, bm[2] = ~0ull; /* an empty and a full word */
+    jac_buf want;
+    size_t lens[] = {n, n - 1, 100, 64, 1};
+    for (size_t s = 0; s < sizeof lens / sizeof lens[0]; s++) {
+        g->seq_sum(&want, p, bm, lens[s]);
+        CHECK_MSG(g->batch_sum_bitmap(&got, p, bm, lens[s], 4) == CUZK_OK &&
+                      g->jac_eq(&got, &want),
+                  "%s bitmap n=%zu", g->name, lens[s]);
+    }
+    memset(bm, 0, words * sizeof *bm);
+    CHECK(g->batch_sum_bitmap(&got, p, bm, n, 2) == CUZK_OK && g->jac_is_inf(&got));
+    free(bm);
+    free(p);
+}
+
+int main(void)
+{
+    test_seed("test_msm");
+    test_digits();
+    test_scalar_from_fr();
+
+    test_msm_random(&GRP_g1, 1000);
+    test_msm_windows(&GRP_g1);
+    test_msm_edges(&GRP_g1);
+    test_msm_points(&GRP_g1);
+    test_msm_large(&GRP_g1, 1 << 12);
+    test_batch_sum(&GRP_g1, 20000);
+
+    test_msm_random(&GRP_g2, 100);
+    test_msm_windows(&GRP_g2);
+    test_msm_edges(&GRP_g2);
+    test_msm_points(&GRP_g2);
+    test_msm_large(&GRP_g2, 1 << 10);
+    test_batch_sum(&GRP_g2, 20000);
+
+    return test_done("test_msm");
+}
