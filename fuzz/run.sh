@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the libFuzzer targets of src/formats and runs each one.
+#   sh fuzz/run.sh [seconds per target, default 60] [targets...]
+# Build and corpora go to $FUZZ_DIR (default build-fuzz/ in the repo root,
+# which git ignores); crashes to $FUZZ_DIR/artifacts/. Needs clang with the
+# libFuzzer runtime (Debian: clang-14 + libclang-rt-14-dev) and libjansson-dev.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+T=${1:-60}
+[ $# -gt 0 ] && shift
+TARGETS=${*:-"r1cs wtns zkey params proof json"}
+B=${FUZZ_DIR:-$ROOT/build-fuzz}
+CC=${CC:-clang}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+CFLAGS="-std=gnu11 -g -O2 -fno-omit-frame-pointer $SAN -I$ROOT/include -I$ROOT/src"
+mkdir -p "$B/obj" "$B/artifacts"
+
+# The library, instrumented for coverage (fuzzer-no-link), built once.
+objs=""
+for f in "$ROOT"/src/common/*.c "$ROOT"/src/ff/*.c "$ROOT"/src/ec/*.c \
+         "$ROOT"/src/pairing/*.c "$ROOT"/src/formats/*.c; do
+    o="$B/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+        $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$f" -o "$o"
+    fi
+    objs="$objs $o"
+done
+
+seed() { # target, files...
+    d="$B/corpus/$1"; shift
+    mkdir -p "$d"
+    for f in "$@"; do cp "$ROOT/tests/data/$f" "$d/"; done
+}
+seed r1cs mul.r1cs mul_bn254.r1cs
+seed wtns mul.wtns mul_bn254.wtns
+seed zkey mul.zkey mul_bn254.zkey
+seed params mul.params
+head -c 1156 "$ROOT/tests/data/mul.params" > "$B/corpus/params/mul.vk"
+seed proof mul.proof
+seed json vk.json proof.json public.json
+
+for t in $TARGETS; do
+    $CC $CFLAGS -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" $objs -ljansson -lpthread \
+        -o "$B/fuzz_$t"
+    dict=""
+    [ -f "$ROOT/fuzz/$t.dict" ] && dict="-dict=$ROOT/fuzz/$t.dict"
+    echo "== fuzz_$t: $T s"
+    "$B/fuzz_$t" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+        -print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" $dict "$B/corpus/$t"
+done

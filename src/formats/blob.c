@@ -1,0 +1,154 @@
+/* Whole files in memory (mapped or read) and atomic file writes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/fmt_internal.h"
+
+enum { BLOB_NONE = 0, BLOB_MMAP = 1, BLOB_MALLOC = 2 };
+
+static const uint8_t empty_file[1];
+
+cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err)
+{
+    fmt_clear(err);
+    if (!b || !path) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "blob: NULL argument");
+    memset(b, 0, sizeof *b);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fmt_fail(err, CUZK_ERR_IO, "%s: not a regular file (use cuzk_blob_read)", path);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        b->data = empty_file;
+        return CUZK_OK;
+    }
+    if ((uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: too large to map", path);
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        return fmt_fail(err, e == ENOMEM ? CUZK_ERR_NO_MEMORY : CUZK_ERR_IO, "%s: mmap: %s",
+                        path, strerror(e));
+    b->data = p;
+    b->size = (size_t)st.st_size;
+    b->base_ = p;
+    b->len_ = (size_t)st.st_size;
+    b->kind_ = BLOB_MMAP;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_blob_read(cuzk_blob *b, const char *path, char *err)
+{
+    fmt_clear(err);
+    if (!b || !path) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "blob: NULL argument");
+    memset(b, 0, sizeof *b);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    size_t cap = 1 << 16;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX)
+        cap = (size_t)st.st_size + 1; /* +1: see EOF without a second grow */
+    uint8_t *buf = malloc(cap);
+    size_t n = 0;
+    if (!buf) {
+        close(fd);
+        return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: cannot allocate %zu bytes", path, cap);
+    }
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+            uint8_t *nb = ncap > cap ? realloc(buf, ncap) : NULL;
+            if (!nb) {
+                free(buf);
+                close(fd);
+                return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory after %zu bytes",
+                                path, n);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return fmt_fail(err, CUZK_ERR_IO, "%s: read: %s", path, strerror(e));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    b->data = buf;
+    b->size = n;
+    b->base_ = buf;
+    b->len_ = cap;
+    b->kind_ = BLOB_MALLOC;
+    return CUZK_OK;
+}
+
+void cuzk_blob_release(cuzk_blob *b)
+{
+    if (!b) return;
+    if (b->kind_ == BLOB_MMAP) munmap(b->base_, b->len_);
+    if (b->kind_ == BLOB_MALLOC) free(b->base_);
+    memset(b, 0, sizeof *b);
+}
+
+cuzk_status cuzk_file_write(const char *path, const void *data, size_t len, char *err)
+{
+    fmt_clear(err);
+    if (!path || (!data && len)) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 32);
+    if (!tmp) return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", path);
+    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    const uint8_t *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return fmt_fail(err, CUZK_ERR_IO, "%s: write: %s", path, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    /* fsync before rename: after a crash the path holds the old or the new
+     * content, never a torn file. */
+    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    free(tmp);
+    return CUZK_OK;
+}
