@@ -18,6 +18,7 @@ typedef enum {
     CUZK_ERR_NO_SQRT = 5,        /* compressed x has no y on the curve */
     CUZK_ERR_TRUNCATED = 6,      /* the input ends early */
     CUZK_ERR_UNSATISFIED = 7,    /* a witness does not satisfy the constraints */
+    CUZK_ERR_PROOF_INVALID = 8,  /* a well-formed proof that does not verify */
 
     /* Resource errors. */
     CUZK_ERR_NO_MEMORY = 32,

@@ -11,6 +11,7 @@ const char *cuzk_strerror(cuzk_status s)
     case CUZK_ERR_NO_SQRT: return "x coordinate has no point on the curve";
     case CUZK_ERR_TRUNCATED: return "input is truncated";
     case CUZK_ERR_UNSATISFIED: return "witness does not satisfy the constraints";
+    case CUZK_ERR_PROOF_INVALID: return "proof is invalid";
     case CUZK_ERR_NO_MEMORY: return "out of memory";
     case CUZK_ERR_IO: return "input/output error";
     case CUZK_ERR_CUDA: return "CUDA error";

@@ -1,0 +1,274 @@
+/* cuzk — the command-line tool.
+ *
+ *   cuzk prove  --zkey K.zkey --wtns W.wtns --proof proof.json --public public.json
+ *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
+ *   cuzk verify --vk vk.json --proof proof.json --public public.json
+ *
+ * Exit status: 0 success (verify: valid), 1 verify: invalid proof,
+ * 2 unusable input or failure, with a one-line reason on stderr. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuzk/formats.h>
+#include <cuzk/groth16.h>
+
+#define EXIT_INVALID 1
+#define EXIT_UNUSABLE 2
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "cuzk: %s: %s\n", what, detail);
+    return EXIT_UNUSABLE;
+}
+
+static int usage(FILE *f, int status)
+{
+    fprintf(f,
+            "usage:\n"
+            "  cuzk prove --zkey K.zkey --wtns W.wtns --proof OUT --public OUT\n"
+            "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
+            "      Proves with a snarkjs Groth16 key (BLS12-381). The proof is checked\n"
+            "      against the key before it is written. With --r1cs the witness is first\n"
+            "      checked constraint by constraint. --format filecoin writes the 192-byte\n"
+            "      zcash-compressed proof instead of proof.json.\n"
+            "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
+            "      Exit 0: valid; 1: invalid; 2: unusable input.\n");
+    return status;
+}
+
+/* Reads a whole file; on failure prints the reason. */
+static int read_file(cuzk_blob *b, const char *path)
+{
+    char err[CUZK_ERRMSG_LEN];
+    if (cuzk_blob_read(b, path, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        return 0;
+    }
+    return 1;
+}
+
+static int cmd_prove(int argc, char **argv)
+{
+    const char *zkey = NULL, *wtns = NULL, *r1cs = NULL, *proof_out = NULL, *public_out = NULL;
+    const char *format = "json";
+    unsigned threads = 0;
+    int quiet = 0;
+    static const struct option opts[] = {
+        {"zkey", required_argument, 0, 'z'},   {"wtns", required_argument, 0, 'w'},
+        {"r1cs", required_argument, 0, 'r'},   {"proof", required_argument, 0, 'p'},
+        {"public", required_argument, 0, 'u'}, {"format", required_argument, 0, 'f'},
+        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'z': zkey = optarg; break;
+        case 'w': wtns = optarg; break;
+        case 'r': r1cs = optarg; break;
+        case 'p': proof_out = optarg; break;
+        case 'u': public_out = optarg; break;
+        case 'f': format = optarg; break;
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 1024) return fail("--threads", "expects 0..1024");
+            threads = (unsigned)v;
+            break;
+        }
+        case 'q': quiet = 1; break;
+        case 'h': return usage(stdout, 0);
+        default: return usage(stderr, EXIT_UNUSABLE);
+        }
+    }
+    if (optind < argc) return fail("prove", "unexpected argument (see --help)");
+    if (!zkey || !wtns || !proof_out)
+        return fail("prove", "--zkey, --wtns and --proof are required (see --help)");
+    int filecoin = !strcmp(format, "filecoin");
+    if (!filecoin && strcmp(format, "json")) return fail("--format", "expects json or filecoin");
+    if (!filecoin && !public_out) return fail("prove", "--public is required with --format json");
+
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob zb = {0}, wb = {0}, rb = {0};
+    cuzk_zkey z = {0};
+    cuzk_wtns w = {0};
+    cuzk_r1cs rc1 = {0};
+    cuzk_groth16_pk pk = {0};
+    char *json = NULL;
+    double t0 = now_ms();
+
+    if (!read_file(&wb, wtns)) goto out;
+    if (cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", wtns, err);
+        goto out;
+    }
+    if (r1cs) {
+        uint64_t bad = 0;
+        if (!read_file(&rb, r1cs)) goto out;
+        if (cuzk_r1cs_parse(&rc1, rb.data, rb.size, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s: %s\n", r1cs, err);
+            goto out;
+        }
+        if (cuzk_r1cs_check(&rc1, w.w, w.n, &bad, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: witness %s: %s\n", wtns, err);
+            goto out;
+        }
+    }
+    if (cuzk_blob_map(&zb, zkey, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto out;
+    }
+    if (cuzk_zkey_parse(&z, zb.data, zb.size, 0, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", zkey, err);
+        goto out;
+    }
+    double t_load = now_ms() - t0;
+    if (cuzk_groth16_pk_from_zkey(&pk, &z, threads, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", zkey, err);
+        goto out;
+    }
+    double t_key = now_ms() - t0 - t_load;
+
+    cuzk_proof proof;
+    cuzk_groth16_timings t;
+    if (cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto out;
+    }
+    if (filecoin) {
+        uint8_t bytes[CUZK_PROOF_BYTES];
+        if (cuzk_proofs_to_bytes(bytes, &proof, 1, err) != CUZK_OK ||
+            cuzk_file_write(proof_out, bytes, sizeof bytes, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s\n", err);
+            goto out;
+        }
+    } else if (cuzk_proof_to_json(&json, &proof, err) != CUZK_OK ||
+               cuzk_file_write(proof_out, json, strlen(json), err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto out;
+    }
+    if (public_out) {
+        free(json);
+        json = NULL;
+        if (cuzk_public_to_json(&json, w.w + 1, pk.n_public, err) != CUZK_OK ||
+            cuzk_file_write(public_out, json, strlen(json), err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s\n", err);
+            goto out;
+        }
+    }
+    if (!quiet) {
+        printf("proved %s: %u variables, %u public, domain 2^%u\n", zkey, pk.n_vars,
+               pk.n_public, pk.log_domain);
+        printf("  %-22s %10.2f ms\n", "read + parse files", t_load);
+        printf("  %-22s %10.2f ms\n", "decode key points", t_key);
+        printf("  %-22s %10.2f ms\n", "a, b, c = A w, B w, C w", t.abc_ms);
+        printf("  %-22s %10.2f ms\n", "H (NTTs)", t.ntt_ms);
+        printf("  %-22s %10.2f ms\n", "MSM A (G1)", t.msm_a_ms);
+        printf("  %-22s %10.2f ms\n", "MSM B (G1)", t.msm_b1_ms);
+        printf("  %-22s %10.2f ms\n", "MSM B (G2)", t.msm_b2_ms);
+        printf("  %-22s %10.2f ms\n", "MSM L (G1)", t.msm_l_ms);
+        printf("  %-22s %10.2f ms\n", "MSM H (G1)", t.msm_h_ms);
+        printf("  %-22s %10.2f ms\n", "blinding", t.assemble_ms);
+        printf("  %-22s %10.2f ms\n", "self-check (verify)", t.verify_ms);
+        printf("  %-22s %10.2f ms\n", "prover total", t.total_ms);
+        printf("  %-22s %10.2f ms\n", "command total", now_ms() - t0);
+    }
+    rc = 0;
+out:
+    free(json);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_zkey_free(&z);
+    cuzk_r1cs_free(&rc1);
+    cuzk_wtns_free(&w);
+    cuzk_blob_release(&zb);
+    cuzk_blob_release(&wb);
+    cuzk_blob_release(&rb);
+    return rc;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL;
+    static const struct option opts[] = {{"vk", required_argument, 0, 'v'},
+                                         {"proof", required_argument, 0, 'p'},
+                                         {"public", required_argument, 0, 'u'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'v': vk_path = optarg; break;
+        case 'p': proof_path = optarg; break;
+        case 'u': public_path = optarg; break;
+        case 'h': return usage(stdout, 0);
+        default: return usage(stderr, EXIT_UNUSABLE);
+        }
+    }
+    if (optind < argc) return fail("verify", "unexpected argument (see --help)");
+    if (!vk_path || !proof_path || !public_path)
+        return fail("verify", "--vk, --proof and --public are required (see --help)");
+
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob vb = {0}, pb = {0}, ub = {0};
+    cuzk_vk vk = {0};
+    cuzk_proof proof;
+    cuzk_fr *pub = NULL;
+    size_t n_pub = 0;
+    if (!read_file(&vb, vk_path) || !read_file(&pb, proof_path) || !read_file(&ub, public_path))
+        goto out;
+    if (cuzk_vk_from_json(&vk, (const char *)vb.data, vb.size, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", vk_path, err);
+        goto out;
+    }
+    if (cuzk_proof_from_json(&proof, (const char *)pb.data, pb.size, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", proof_path, err);
+        goto out;
+    }
+    if (cuzk_public_from_json(&pub, &n_pub, (const char *)ub.data, ub.size, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", public_path, err);
+        goto out;
+    }
+    if (n_pub + 1 != vk.n_ic) {
+        fprintf(stderr, "cuzk: %s has %zu public inputs but the key expects %u\n", public_path,
+                n_pub, vk.n_ic - 1);
+        goto out;
+    }
+    cuzk_status s = cuzk_groth16_verify(&vk, &proof, pub, n_pub);
+    if (s == CUZK_OK) {
+        printf("valid\n");
+        rc = 0;
+    } else if (s == CUZK_ERR_PROOF_INVALID) {
+        printf("invalid: the pairing check fails\n");
+        rc = EXIT_INVALID;
+    } else {
+        fprintf(stderr, "cuzk: %s: %s\n", proof_path, cuzk_strerror(s));
+    }
+out:
+    free(pub);
+    cuzk_vk_free(&vk);
+    cuzk_blob_release(&vb);
+    cuzk_blob_release(&pb);
+    cuzk_blob_release(&ub);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return usage(stderr, EXIT_UNUSABLE);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) return usage(stdout, 0);
+    if (!strcmp(argv[1], "prove")) return cmd_prove(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "verify")) return cmd_verify(argc - 1, argv + 1);
+    fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
+    return usage(stderr, EXIT_UNUSABLE);
+}

@@ -1,0 +1,274 @@
+/* The Groth16 prover on the CPU (see include/cuzk/groth16.h for the algebra).
+ *
+ * Stages: evaluate the rows a, b, c; the H polynomial by NTTs; five MSMs
+ * (A, B_G1, B_G2 and L sparse, since witnesses are mostly 0 and 1; H dense);
+ * blinding; a self-check by the verifier. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <cuzk/groth16.h>
+#include <cuzk/msm.h>
+
+#include "common/parallel.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void set_err(char *err, const char *msg, cuzk_status s)
+{
+    if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: %s: %s", msg, cuzk_strerror(s));
+}
+
+/* A uniform nonzero scalar from the OS CSPRNG, by rejection sampling. */
+static cuzk_status random_fr(cuzk_fr *r)
+{
+    for (;;) {
+        uint64_t v[4];
+        size_t got = 0;
+        while (got < sizeof v) {
+            ssize_t k = getrandom((uint8_t *)v + got, sizeof v - got, 0);
+            if (k < 0) {
+                if (errno == EINTR) continue;
+                return CUZK_ERR_IO;
+            }
+            got += (size_t)k;
+        }
+        v[3] &= 0x7fffffffffffffffull; /* r < 2^255 */
+        if (cuzk_fr_from_limbs(r, v) == CUZK_OK && !cuzk_fr_is_zero(r)) return CUZK_OK;
+    }
+}
+
+/* ------------------------------------------------------ row evaluation -- */
+
+struct rows_job {
+    const cuzk_matrices *m;
+    const cuzk_sparse *s;
+    const cuzk_fr *w;
+    cuzk_fr *out;
+};
+
+/* out[j] = <row j, w>. Coefficients 1 and -1 (dictionary slots 0 and 1)
+ * cost an addition instead of a multiplication. */
+static void rows_range(void *ctx, size_t b, size_t e)
+{
+    const struct rows_job *j = ctx;
+    const cuzk_sparse *s = j->s;
+    for (size_t row = b; row < e; row++) {
+        cuzk_fr acc = CUZK_FR_ZERO, t;
+        for (uint64_t k = s->row_start[row]; k < s->row_start[row + 1]; k++) {
+            const cuzk_fr *x = &j->w[s->wire[k]];
+            uint32_t c = s->coeff[k];
+            if (c == CUZK_COEFF_ONE) {
+                cuzk_fr_add(&acc, &acc, x);
+            } else if (c == CUZK_COEFF_MINUS_ONE) {
+                cuzk_fr_sub(&acc, &acc, x);
+            } else {
+                cuzk_fr_mul(&t, x, &j->m->coeffs[c]);
+                cuzk_fr_add(&acc, &acc, &t);
+            }
+        }
+        j->out[row] = acc;
+    }
+}
+
+static void eval_rows(cuzk_fr *out, size_t n, const cuzk_matrices *m, const cuzk_sparse *s,
+                      const cuzk_fr *w, unsigned nthreads)
+{
+    struct rows_job j = {m, s, w, out};
+    cuzk_parallel_for(m->n_rows, 1024, nthreads, rows_range, &j);
+    memset(out + m->n_rows, 0, (n - m->n_rows) * sizeof *out);
+}
+
+/* ------------------------------------------------------------------ H -- */
+
+struct pointwise_job {
+    cuzk_fr *a;
+    const cuzk_fr *b, *c;
+    cuzk_fr z_inv; /* 1 for the Lagrange form */
+};
+
+/* a[i] = (a[i] b[i] - c[i]) z_inv */
+static void pointwise_range(void *ctx, size_t b, size_t e)
+{
+    struct pointwise_job *j = ctx;
+    for (size_t i = b; i < e; i++) {
+        cuzk_fr_mul(&j->a[i], &j->a[i], &j->b[i]);
+        cuzk_fr_sub(&j->a[i], &j->a[i], &j->c[i]);
+        cuzk_fr_mul(&j->a[i], &j->a[i], &j->z_inv);
+    }
+}
+
+/* Leaves the H scalars in a[0..n_h). */
+static void compute_h(const cuzk_groth16_pk *pk, const cuzk_ntt_domain *d, cuzk_fr *a,
+                      cuzk_fr *b, cuzk_fr *c, unsigned nthreads)
+{
+    size_t n = cuzk_ntt_size(d);
+    cuzk_fr *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        cuzk_ntt_inverse(d, v[k]);
+        cuzk_ntt_coset_forward(d, v[k]);
+    }
+    struct pointwise_job j = {a, b, c, CUZK_FR_ONE};
+    if (pk->h_form == CUZK_H_MONOMIAL) {
+        /* Z(g omega^j) = g^n - 1 for every j: one inverse for all. */
+        uint64_t e = n;
+        cuzk_fr_pow(&j.z_inv, cuzk_ntt_coset_shift(d), &e, 1);
+        cuzk_fr_sub(&j.z_inv, &j.z_inv, &CUZK_FR_ONE);
+        cuzk_fr_inv(&j.z_inv, &j.z_inv);
+    }
+    cuzk_parallel_for(n, 4096, nthreads, pointwise_range, &j);
+    if (pk->h_form == CUZK_H_MONOMIAL) cuzk_ntt_coset_inverse(d, a);
+}
+
+/* -------------------------------------------------------------- prove -- */
+
+cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                               size_t n_w, unsigned nthreads, unsigned flags,
+                               cuzk_groth16_timings *t, char *err)
+{
+    cuzk_groth16_timings tm;
+    memset(&tm, 0, sizeof tm);
+    if (err) err[0] = 0;
+    if (!proof || !pk || !w) return CUZK_ERR_INVALID_ARGUMENT;
+    if (n_w != pk->n_vars) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "prove: the witness has %zu values but the key expects %u", n_w,
+                     pk->n_vars);
+        return CUZK_ERR_UNSATISFIED;
+    }
+    if (!cuzk_fr_is_one(&w[0])) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: witness value 0 must be 1");
+        return CUZK_ERR_UNSATISFIED;
+    }
+    if (nthreads == 0) nthreads = cuzk_ncores();
+    double t0 = now_ms(), ts;
+    size_t n = (size_t)1 << pk->log_domain;
+    size_t n_h = pk->h_form == CUZK_H_LAGRANGE ? n : n - 1;
+    size_t n_priv = (size_t)pk->n_vars - pk->n_public - 1;
+
+    cuzk_status s = CUZK_OK;
+    cuzk_ntt_domain *d = NULL;
+    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    cuzk_scalar *ws = malloc(pk->n_vars * sizeof *ws);
+    cuzk_scalar *hs = malloc(n_h * sizeof *hs);
+    if (!abc || !ws || !hs) {
+        s = CUZK_ERR_NO_MEMORY;
+        set_err(err, "working memory", s);
+        goto out;
+    }
+    if ((s = cuzk_ntt_domain_create(&d, pk->log_domain, pk->roots, nthreads)) != CUZK_OK) {
+        set_err(err, "NTT domain", s);
+        goto out;
+    }
+    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+
+    /* a, b, c */
+    ts = now_ms();
+    eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
+    eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
+    if (pk->m.c.row_start) {
+        eval_rows(c, n, &pk->m, &pk->m.c, w, nthreads);
+    } else {
+        for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    }
+    tm.abc_ms = now_ms() - ts;
+
+    /* H */
+    ts = now_ms();
+    compute_h(pk, d, a, b, c, nthreads);
+    cuzk_scalar_from_fr(hs, a, n_h, nthreads);
+    cuzk_scalar_from_fr(ws, w, pk->n_vars, nthreads);
+    tm.ntt_ms = now_ms() - ts;
+
+    /* MSMs */
+    cuzk_g1_jac pa, pb1, pl, ph;
+    cuzk_g2_jac pb2;
+    ts = now_ms();
+    if ((s = cuzk_g1_msm_sparse(&pa, pk->a, ws, pk->n_vars, nthreads)) != CUZK_OK) goto msm_fail;
+    tm.msm_a_ms = now_ms() - ts;
+    ts = now_ms();
+    if ((s = cuzk_g1_msm_sparse(&pb1, pk->b1, ws, pk->n_vars, nthreads)) != CUZK_OK) goto msm_fail;
+    tm.msm_b1_ms = now_ms() - ts;
+    ts = now_ms();
+    if ((s = cuzk_g2_msm_sparse(&pb2, pk->b2, ws, pk->n_vars, nthreads)) != CUZK_OK) goto msm_fail;
+    tm.msm_b2_ms = now_ms() - ts;
+    ts = now_ms();
+    if ((s = cuzk_g1_msm_sparse(&pl, pk->l, ws + pk->n_public + 1, n_priv, nthreads)) != CUZK_OK)
+        goto msm_fail;
+    tm.msm_l_ms = now_ms() - ts;
+    ts = now_ms();
+    if ((s = cuzk_g1_msm(&ph, pk->h, hs, n_h, nthreads)) != CUZK_OK) goto msm_fail;
+    tm.msm_h_ms = now_ms() - ts;
+
+    /* Blinding. */
+    ts = now_ms();
+    cuzk_fr r, sr, rs;
+    if ((s = random_fr(&r)) != CUZK_OK || (s = random_fr(&sr)) != CUZK_OK) {
+        set_err(err, "reading randomness from the OS", s);
+        goto out;
+    }
+    cuzk_fr_mul(&rs, &r, &sr);
+    cuzk_g1_jac t1, delta1, pc;
+    cuzk_g2_jac t2, delta2;
+    cuzk_g1_from_affine(&delta1, &pk->vk.delta_g1);
+    cuzk_g2_from_affine(&delta2, &pk->vk.delta_g2);
+    /* A = alpha + sum + r delta */
+    cuzk_g1_add_mixed(&pa, &pa, &pk->vk.alpha_g1);
+    cuzk_g1_mul(&t1, &delta1, &r);
+    cuzk_g1_add(&pa, &pa, &t1);
+    /* B (G2) = beta + sum + s delta; B (G1) likewise */
+    cuzk_g2_add_mixed(&pb2, &pb2, &pk->vk.beta_g2);
+    cuzk_g2_mul(&t2, &delta2, &sr);
+    cuzk_g2_add(&pb2, &pb2, &t2);
+    cuzk_g1_add_mixed(&pb1, &pb1, &pk->vk.beta_g1);
+    cuzk_g1_mul(&t1, &delta1, &sr);
+    cuzk_g1_add(&pb1, &pb1, &t1);
+    /* C = L + H + s A + r B1 - r s delta */
+    cuzk_g1_add(&pc, &pl, &ph);
+    cuzk_g1_mul(&t1, &pa, &sr);
+    cuzk_g1_add(&pc, &pc, &t1);
+    cuzk_g1_mul(&t1, &pb1, &r);
+    cuzk_g1_add(&pc, &pc, &t1);
+    cuzk_g1_mul(&t1, &delta1, &rs);
+    cuzk_g1_neg(&t1, &t1);
+    cuzk_g1_add(&pc, &pc, &t1);
+    cuzk_g1_to_affine(&proof->a, &pa);
+    cuzk_g2_to_affine(&proof->b, &pb2);
+    cuzk_g1_to_affine(&proof->c, &pc);
+    tm.assemble_ms = now_ms() - ts;
+
+    if (!(flags & CUZK_PROVE_NO_SELF_CHECK)) {
+        ts = now_ms();
+        s = cuzk_groth16_verify(&pk->vk, proof, w + 1, pk->n_public);
+        tm.verify_ms = now_ms() - ts;
+        if (s != CUZK_OK) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the proof does not verify (%s): the witness does not "
+                         "satisfy the circuit of this key",
+                         cuzk_strerror(s));
+            s = CUZK_ERR_UNSATISFIED;
+            memset(proof, 0, sizeof *proof);
+        }
+    }
+    goto out;
+msm_fail:
+    set_err(err, "MSM", s);
+out:
+    cuzk_ntt_domain_destroy(d);
+    free(abc);
+    free(ws);
+    free(hs);
+    tm.total_ms = now_ms() - t0;
+    if (t) *t = tm;
+    return s;
+}

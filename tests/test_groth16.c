@@ -1,0 +1,115 @@
+/* Groth16 prover and verifier against snarkjs's files (tests/data, made by
+ * snarkjs 0.7.6 with a contributed key): our proofs verify under the key's
+ * vk.json, snarkjs's proof verifies under ours, tampering is rejected, and a
+ * bad witness is refused instead of producing a proof. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/formats.h>
+#include <cuzk/groth16.h>
+
+#include "test_util.h"
+
+static char path_buf[1024];
+
+static const char *data_path(const char *name)
+{
+    const char *dir = getenv("CUZK_TESTDATA");
+    snprintf(path_buf, sizeof path_buf, "%s/%s", dir ? dir : "tests/data", name);
+    return path_buf;
+}
+
+static int load(cuzk_blob *b, const char *name)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_status s = cuzk_blob_read(b, data_path(name), err);
+    CHECK_MSG(s == CUZK_OK, "%s: %s", name, err);
+    return s == CUZK_OK;
+}
+
+int main(void)
+{
+    test_seed("test_groth16");
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob zb = {0}, wb = {0}, vb = {0}, pb = {0}, ub = {0}, rb = {0};
+    if (!load(&zb, "mul.zkey") || !load(&wb, "mul.wtns") || !load(&vb, "vk.json") ||
+        !load(&pb, "proof.json") || !load(&ub, "public.json") || !load(&rb, "mul.r1cs"))
+        return test_done("test_groth16");
+
+    cuzk_zkey z;
+    cuzk_wtns w;
+    cuzk_vk vk;
+    cuzk_proof theirs, ours, other;
+    cuzk_r1cs r1cs;
+    cuzk_fr *pub = NULL;
+    size_t n_pub = 0;
+    CHECK(cuzk_zkey_parse(&z, zb.data, zb.size, 0, err) == CUZK_OK);
+    CHECK(cuzk_wtns_parse(&w, wb.data, wb.size, err) == CUZK_OK);
+    CHECK(cuzk_r1cs_parse(&r1cs, rb.data, rb.size, err) == CUZK_OK);
+    CHECK(cuzk_vk_from_json(&vk, (const char *)vb.data, vb.size, err) == CUZK_OK);
+    CHECK(cuzk_proof_from_json(&theirs, (const char *)pb.data, pb.size, err) == CUZK_OK);
+    CHECK(cuzk_public_from_json(&pub, &n_pub, (const char *)ub.data, ub.size, err) == CUZK_OK);
+    CHECK(n_pub == 2 && z.n_public == 2);
+
+    /* snarkjs's proof verifies under our verifier, with both keys. */
+    CHECK(cuzk_groth16_verify(&vk, &theirs, pub, n_pub) == CUZK_OK);
+    CHECK(cuzk_groth16_verify(&z.vk, &theirs, pub, n_pub) == CUZK_OK);
+
+    /* Our proof verifies under snarkjs's vk.json. */
+    cuzk_groth16_pk pk;
+    CHECK(cuzk_groth16_pk_from_zkey(&pk, &z, 2, err) == CUZK_OK);
+    cuzk_groth16_timings t;
+    CHECK_MSG(cuzk_groth16_prove(&ours, &pk, w.w, w.n, 2, 0, &t, err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_groth16_verify(&vk, &ours, w.w + 1, 2) == CUZK_OK);
+    CHECK(t.total_ms > 0 && t.verify_ms > 0);
+    /* Fresh randomness: a second proof differs and verifies too. */
+    CHECK(cuzk_groth16_prove(&other, &pk, w.w, w.n, 1, 0, NULL, err) == CUZK_OK);
+    CHECK(!cuzk_g1_affine_eq(&ours.a, &other.a));
+    CHECK(cuzk_groth16_verify(&vk, &other, w.w + 1, 2) == CUZK_OK);
+
+    /* Tampering: a public input, each proof element, the input count. */
+    cuzk_fr bad_pub[2] = {pub[0], pub[1]};
+    cuzk_fr_add(&bad_pub[1], &bad_pub[1], &CUZK_FR_ONE);
+    CHECK(cuzk_groth16_verify(&vk, &ours, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(cuzk_groth16_verify(&vk, &theirs, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
+    cuzk_proof tp = ours;
+    cuzk_g1_affine_neg(&tp.a, &tp.a);
+    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    tp = ours;
+    tp.c = other.c;
+    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    tp = ours;
+    tp.b = theirs.b;
+    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    tp = ours;
+    cuzk_fp_add(&tp.a.y, &tp.a.y, &CUZK_FP_ONE); /* off the curve */
+    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_NOT_ON_CURVE);
+    CHECK(cuzk_groth16_verify(&vk, &ours, pub, 1) == CUZK_ERR_INVALID_ARGUMENT);
+
+    /* A witness that does not satisfy the circuit: refused, with no proof. */
+    cuzk_fr *bad_w = malloc(w.n * sizeof *bad_w);
+    memcpy(bad_w, w.w, w.n * sizeof *bad_w);
+    cuzk_fr_add(&bad_w[w.n - 1], &bad_w[w.n - 1], &CUZK_FR_ONE);
+    uint64_t first_bad = 0;
+    CHECK(cuzk_r1cs_check(&r1cs, bad_w, w.n, &first_bad, err) == CUZK_ERR_UNSATISFIED);
+    CHECK(cuzk_groth16_prove(&tp, &pk, bad_w, w.n, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
+    CHECK(strstr(err, "does not verify") != NULL);
+    CHECK(cuzk_groth16_prove(&tp, &pk, bad_w, w.n - 1, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
+    bad_w[0] = CUZK_FR_ZERO;
+    CHECK(cuzk_groth16_prove(&tp, &pk, bad_w, w.n, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
+    free(bad_w);
+
+    free(pub);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_vk_free(&vk);
+    cuzk_r1cs_free(&r1cs);
+    cuzk_wtns_free(&w);
+    cuzk_zkey_free(&z);
+    cuzk_blob_release(&zb);
+    cuzk_blob_release(&wb);
+    cuzk_blob_release(&vb);
+    cuzk_blob_release(&pb);
+    cuzk_blob_release(&ub);
+    cuzk_blob_release(&rb);
+    return test_done("test_groth16");
+}
