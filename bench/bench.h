@@ -8,6 +8,7 @@
 
 int bench_micro(int argc, char **argv);   /* CPU arithmetic, ns/op */
 int bench_kernels(int argc, char **argv); /* GPU kernels (bench/kernels.c) */
+int bench_prove(int argc, char **argv);   /* CPU Groth16 prover stages */
 
 static inline double bench_now_ns(void)
 {

@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
     {"micro", bench_micro, "CPU field, curve and pairing operations (ns/op)"},
     {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
+    {"prove", bench_prove, "CPU Groth16 prover, per stage (snarkjs .zkey + .wtns)"},
 };
 
 static void usage(FILE *f)
