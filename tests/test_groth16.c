@@ -27,6 +27,78 @@ static int load(cuzk_blob *b, const char *name)
     return s == CUZK_OK;
 }
 
+/* The bellperson path (.params + .r1cs, monomial H) on snarkjs's export of
+ * the same key: once dense as exported, once filtered the way bellperson
+ * writes its vectors (identity points dropped, densities from the r1cs). */
+static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk *vk)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob pb = {0};
+    if (!load(&pb, "mul.params")) return;
+    cuzk_bp_params bp;
+    cuzk_groth16_pk pk;
+    cuzk_proof proof;
+    CHECK(cuzk_bp_params_parse(&bp, pb.data, pb.size, CUZK_FMT_SNARKJS_BELLMAN, err) == CUZK_OK);
+    CHECK_MSG(cuzk_groth16_pk_from_params(&pk, &bp, r1cs, 2, err) == CUZK_OK, "%s", err);
+    CHECK(pk.h_form == CUZK_H_MONOMIAL && pk.roots == CUZK_ROOTS_SNARKJS);
+    CHECK_MSG(cuzk_groth16_prove(&proof, &pk, w->w, w->n, 2, 0, NULL, err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
+
+    /* Filtered copy: keep a for inputs and non-identity aux, b where non-identity. */
+    uint32_t n = pk.n_vars, n_in = pk.n_public + 1, na = 0, nb = 0;
+    cuzk_g1_affine *a = malloc(n * sizeof *a), *b1 = malloc(n * sizeof *b1);
+    cuzk_g2_affine *b2 = malloc(n * sizeof *b2);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < n_in || !cuzk_g1_affine_is_inf(&pk.a[i])) a[na++] = pk.a[i];
+        if (!cuzk_g1_affine_is_inf(&pk.b1[i])) {
+            b1[nb] = pk.b1[i];
+            b2[nb++] = pk.b2[i];
+        }
+    }
+    CHECK(na < n && nb < n); /* the circuit has zero polynomials to drop */
+    cuzk_bp_params_src src = {&pk.vk, pk.h, pk.l, a, b1, b2, (uint32_t)(1u << pk.log_domain) - 1,
+                              n - n_in, na, nb};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f && cuzk_bp_params_write(f, &src, err) == CUZK_OK);
+    fclose(f);
+    cuzk_bp_params fp;
+    cuzk_groth16_pk fpk;
+    CHECK_MSG(cuzk_bp_params_parse(&fp, (const uint8_t *)buf, len, 0, err) == CUZK_OK, "%s", err);
+    CHECK(fp.roots == CUZK_ROOTS_BELLPERSON);
+    CHECK_MSG(cuzk_groth16_pk_from_params(&fpk, &fp, r1cs, 1, err) == CUZK_OK, "%s", err);
+    fpk.roots = CUZK_ROOTS_SNARKJS; /* the points were made with snarkjs's roots */
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK(cuzk_g1_affine_eq(&fpk.a[i], &pk.a[i]));
+        CHECK(cuzk_g2_affine_eq(&fpk.b2[i], &pk.b2[i]));
+    }
+    CHECK_MSG(cuzk_groth16_prove(&proof, &fpk, w->w, w->n, 1, 0, NULL, err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
+    /* With the roots the file claims (7), the proof is refused, not returned. */
+    fpk.roots = CUZK_ROOTS_BELLPERSON;
+    CHECK(cuzk_groth16_prove(&proof, &fpk, w->w, w->n, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
+    cuzk_groth16_pk_free(&fpk);
+
+    /* A circuit that does not fit the key. */
+    cuzk_r1cs other = *r1cs;
+    other.n_constraints = 1000;
+    CHECK(cuzk_groth16_pk_from_params(&fpk, &fp, &other, 1, err) == CUZK_ERR_BAD_ENCODING);
+    CHECK(strstr(err, "domain") != NULL);
+    other = *r1cs;
+    other.n_public = 1;
+    CHECK(cuzk_groth16_pk_from_params(&fpk, &fp, &other, 1, err) == CUZK_ERR_BAD_ENCODING);
+
+    cuzk_bp_params_free(&fp);
+    free(buf);
+    free(a);
+    free(b1);
+    free(b2);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_bp_params_free(&bp);
+    cuzk_blob_release(&pb);
+}
+
 int main(void)
 {
     test_seed("test_groth16");
@@ -98,6 +170,8 @@ int main(void)
     bad_w[0] = CUZK_FR_ZERO;
     CHECK(cuzk_groth16_prove(&tp, &pk, bad_w, w.n, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
     free(bad_w);
+
+    test_params(&r1cs, &w, &vk);
 
     free(pub);
     cuzk_groth16_pk_free(&pk);

@@ -60,6 +60,16 @@ typedef struct {
  * matrices. The zkey and its buffer may be released afterwards. */
 cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
                                       unsigned nthreads, char *err);
+/* Builds a proving key from a parsed bellperson .params and the circuit it
+ * belongs to. The A, B and C rows come from r1cs, with one input row
+ * A = 1 * input_i appended per input (formats.md §5.1). Filtered vectors are
+ * expanded to dense ones by the densities of r1cs (a variable is in the A
+ * (B) density when it has a nonzero coefficient in some A (B) row; inputs
+ * are always in A); the counts must match the file. The roots are those the
+ * params carry; the H query is monomial. params and its buffer may be
+ * released afterwards. */
+cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_params *params,
+                                        const cuzk_r1cs *r1cs, unsigned nthreads, char *err);
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk);
 
 /* Wall-clock milliseconds of each prover stage. */

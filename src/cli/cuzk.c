@@ -1,6 +1,7 @@
 /* cuzk — the command-line tool.
  *
- *   cuzk prove  --zkey K.zkey --wtns W.wtns --proof proof.json --public public.json
+ *   cuzk prove  (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export])
+ *               --wtns W.wtns --proof OUT [--public public.json]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
  *   cuzk verify --vk vk.json --proof proof.json --public public.json
  *
@@ -35,12 +36,15 @@ static int usage(FILE *f, int status)
 {
     fprintf(f,
             "usage:\n"
-            "  cuzk prove --zkey K.zkey --wtns W.wtns --proof OUT --public OUT\n"
+            "  cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export])\n"
+            "             --wtns W.wtns --proof OUT [--public OUT]\n"
             "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
-            "      Proves with a snarkjs Groth16 key (BLS12-381). The proof is checked\n"
-            "      against the key before it is written. With --r1cs the witness is first\n"
-            "      checked constraint by constraint. --format filecoin writes the 192-byte\n"
-            "      zcash-compressed proof instead of proof.json.\n"
+            "      Proves with a snarkjs Groth16 key, or a bellperson .params with the\n"
+            "      circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
+            "      written by `snarkjs zkey export bellman` (dense, snarkjs roots). The\n"
+            "      proof is checked against the key before it is written. With --r1cs the\n"
+            "      witness is first checked constraint by constraint. --format filecoin\n"
+            "      writes the 192-byte zcash-compressed proof instead of proof.json.\n"
             "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
             "      Exit 0: valid; 1: invalid; 2: unusable input.\n");
     return status;
@@ -59,12 +63,13 @@ static int read_file(cuzk_blob *b, const char *path)
 
 static int cmd_prove(int argc, char **argv)
 {
-    const char *zkey = NULL, *wtns = NULL, *r1cs = NULL, *proof_out = NULL, *public_out = NULL;
-    const char *format = "json";
+    const char *zkey = NULL, *params = NULL, *wtns = NULL, *r1cs = NULL, *proof_out = NULL;
+    const char *public_out = NULL, *format = "json";
     unsigned threads = 0;
-    int quiet = 0;
+    int quiet = 0, snarkjs_export = 0;
     static const struct option opts[] = {
-        {"zkey", required_argument, 0, 'z'},   {"wtns", required_argument, 0, 'w'},
+        {"zkey", required_argument, 0, 'z'},   {"params", required_argument, 0, 'P'},
+        {"snarkjs-export", no_argument, 0, 'S'}, {"wtns", required_argument, 0, 'w'},
         {"r1cs", required_argument, 0, 'r'},   {"proof", required_argument, 0, 'p'},
         {"public", required_argument, 0, 'u'}, {"format", required_argument, 0, 'f'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
@@ -73,6 +78,8 @@ static int cmd_prove(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'z': zkey = optarg; break;
+        case 'P': params = optarg; break;
+        case 'S': snarkjs_export = 1; break;
         case 'w': wtns = optarg; break;
         case 'r': r1cs = optarg; break;
         case 'p': proof_out = optarg; break;
@@ -91,8 +98,10 @@ static int cmd_prove(int argc, char **argv)
         }
     }
     if (optind < argc) return fail("prove", "unexpected argument (see --help)");
-    if (!zkey || !wtns || !proof_out)
-        return fail("prove", "--zkey, --wtns and --proof are required (see --help)");
+    if (!zkey == !params)
+        return fail("prove", "give exactly one key: --zkey or --params (see --help)");
+    if (params && !r1cs) return fail("prove", "--params needs the circuit: --r1cs C.r1cs");
+    if (!wtns || !proof_out) return fail("prove", "--wtns and --proof are required (see --help)");
     int filecoin = !strcmp(format, "filecoin");
     if (!filecoin && strcmp(format, "json")) return fail("--format", "expects json or filecoin");
     if (!filecoin && !public_out) return fail("prove", "--public is required with --format json");
@@ -101,6 +110,7 @@ static int cmd_prove(int argc, char **argv)
     char err[CUZK_ERRMSG_LEN];
     cuzk_blob zb = {0}, wb = {0}, rb = {0};
     cuzk_zkey z = {0};
+    cuzk_bp_params bp = {0};
     cuzk_wtns w = {0};
     cuzk_r1cs rc1 = {0};
     cuzk_groth16_pk pk = {0};
@@ -124,17 +134,23 @@ static int cmd_prove(int argc, char **argv)
             goto out;
         }
     }
-    if (cuzk_blob_map(&zb, zkey, err) != CUZK_OK) {
+    const char *key = zkey ? zkey : params;
+    if (cuzk_blob_map(&zb, key, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto out;
     }
-    if (cuzk_zkey_parse(&z, zb.data, zb.size, 0, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s: %s\n", zkey, err);
+    cuzk_status s = zkey ? cuzk_zkey_parse(&z, zb.data, zb.size, 0, err)
+                         : cuzk_bp_params_parse(&bp, zb.data, zb.size,
+                                                snarkjs_export ? CUZK_FMT_SNARKJS_BELLMAN : 0, err);
+    if (s != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
     double t_load = now_ms() - t0;
-    if (cuzk_groth16_pk_from_zkey(&pk, &z, threads, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s: %s\n", zkey, err);
+    s = zkey ? cuzk_groth16_pk_from_zkey(&pk, &z, threads, err)
+             : cuzk_groth16_pk_from_params(&pk, &bp, &rc1, threads, err);
+    if (s != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
     double t_key = now_ms() - t0 - t_load;
@@ -167,7 +183,7 @@ static int cmd_prove(int argc, char **argv)
         }
     }
     if (!quiet) {
-        printf("proved %s: %u variables, %u public, domain 2^%u\n", zkey, pk.n_vars,
+        printf("proved %s: %u variables, %u public, domain 2^%u\n", key, pk.n_vars,
                pk.n_public, pk.log_domain);
         printf("  %-22s %10.2f ms\n", "read + parse files", t_load);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
@@ -188,6 +204,7 @@ out:
     free(json);
     cuzk_groth16_pk_free(&pk);
     cuzk_zkey_free(&z);
+    cuzk_bp_params_free(&bp);
     cuzk_r1cs_free(&rc1);
     cuzk_wtns_free(&w);
     cuzk_blob_release(&zb);

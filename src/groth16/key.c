@@ -76,32 +76,36 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
     memset(pk, 0, sizeof *pk);
 }
 
-/* Decodes a whole G1 (G2) view into a new array; names the section on error. */
-static cuzk_status decode_g1(cuzk_g1_affine **out, const cuzk_points *v, unsigned nthreads,
-                             const char *what, char *err)
-{
-    *out = malloc((v->n ? v->n : 1) * sizeof **out);
-    if (!*out) return CUZK_ERR_NO_MEMORY;
-    uint64_t bad = 0;
-    cuzk_status s = cuzk_points_decode_g1(*out, v, 0, v->n, 0, nthreads, &bad);
-    if (s != CUZK_OK && err)
-        snprintf(err, CUZK_ERRMSG_LEN, "zkey: %s point %llu: %s", what, (unsigned long long)bad,
-                 cuzk_strerror(s));
-    return s;
-}
-
-static cuzk_status decode_g2(cuzk_g2_affine **out, const cuzk_points *v, unsigned nthreads,
-                             const char *what, char *err)
-{
-    *out = malloc((v->n ? v->n : 1) * sizeof **out);
-    if (!*out) return CUZK_ERR_NO_MEMORY;
-    uint64_t bad = 0;
-    cuzk_status s = cuzk_points_decode_g2(*out, v, 0, v->n, 0, nthreads, &bad);
-    if (s != CUZK_OK && err)
-        snprintf(err, CUZK_ERRMSG_LEN, "zkey: %s point %llu: %s", what, (unsigned long long)bad,
-                 cuzk_strerror(s));
-    return s;
-}
+/* Decodes view v (n points) and spreads them over the n_vars slots whose
+ * dens[] is set (when dens is NULL, n_vars = v->n and every slot is used);
+ * the other slots are identity. Errors name the file and the vector. */
+#define EXPAND(NAME, AFF, DECODE)                                                           \
+    static cuzk_status NAME(AFF **out, const cuzk_points *v, const uint8_t *dens,            \
+                            uint64_t n_vars, unsigned nthreads, const char *file,            \
+                            const char *what, char *err)                                     \
+    {                                                                                        \
+        AFF *tmp = malloc((v->n ? v->n : 1) * sizeof *tmp);                                  \
+        *out = calloc(n_vars ? n_vars : 1, sizeof **out);                                    \
+        if (!tmp || !*out) {                                                                 \
+            free(tmp);                                                                       \
+            return CUZK_ERR_NO_MEMORY;                                                       \
+        }                                                                                    \
+        uint64_t bad = 0;                                                                    \
+        cuzk_status s = DECODE(tmp, v, 0, v->n, 0, nthreads, &bad);                          \
+        if (s != CUZK_OK) {                                                                  \
+            if (err)                                                                         \
+                snprintf(err, CUZK_ERRMSG_LEN, "%s: %s point %llu: %s", file, what,        \
+                         (unsigned long long)bad, cuzk_strerror(s));                         \
+            free(tmp);                                                                       \
+            return s;                                                                        \
+        }                                                                                    \
+        for (uint64_t i = 0, k = 0; i < n_vars; i++)                                         \
+            if (!dens || dens[i]) (*out)[i] = tmp[k++];                                      \
+        free(tmp);                                                                           \
+        return CUZK_OK;                                                                      \
+    }
+EXPAND(expand_g1, cuzk_g1_affine, cuzk_points_decode_g1)
+EXPAND(expand_g2, cuzk_g2_affine, cuzk_points_decode_g2)
 
 cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
                                       unsigned nthreads, char *err)
@@ -119,11 +123,11 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
         set_err(err, "%s: %s", "zkey verifying key", s);
         goto fail;
     }
-    if ((s = decode_g1(&pk->a, &z->a, nthreads, "A", err)) != CUZK_OK ||
-        (s = decode_g1(&pk->b1, &z->b1, nthreads, "B1", err)) != CUZK_OK ||
-        (s = decode_g2(&pk->b2, &z->b2, nthreads, "B2", err)) != CUZK_OK ||
-        (s = decode_g1(&pk->l, &z->c, nthreads, "C", err)) != CUZK_OK ||
-        (s = decode_g1(&pk->h, &z->h, nthreads, "H", err)) != CUZK_OK)
+    if ((s = expand_g1(&pk->a, &z->a, NULL, z->a.n, nthreads, "zkey", "A", err)) != CUZK_OK ||
+        (s = expand_g1(&pk->b1, &z->b1, NULL, z->b1.n, nthreads, "zkey", "B1", err)) != CUZK_OK ||
+        (s = expand_g2(&pk->b2, &z->b2, NULL, z->b2.n, nthreads, "zkey", "B2", err)) != CUZK_OK ||
+        (s = expand_g1(&pk->l, &z->c, NULL, z->c.n, nthreads, "zkey", "C", err)) != CUZK_OK ||
+        (s = expand_g1(&pk->h, &z->h, NULL, z->h.n, nthreads, "zkey", "H", err)) != CUZK_OK)
         goto fail;
     if ((s = matrices_copy(&pk->m, &z->m)) != CUZK_OK) {
         set_err(err, "%s: %s", "zkey coefficients", s);
@@ -132,6 +136,138 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
     return CUZK_OK;
 fail:
     if (s == CUZK_ERR_NO_MEMORY && err && !err[0]) set_err(err, "%s: %s", "zkey", s);
+    cuzk_groth16_pk_free(pk);
+    return s;
+}
+
+/* ------------------------------------------------ bellperson .params -- */
+
+/* dst = src with `extra` rows appended; in A the appended row i is
+ * 1 * wire i, in B and C it is empty. */
+static cuzk_status sparse_with_input_rows(cuzk_sparse *dst, const cuzk_sparse *src,
+                                          uint64_t n_rows, uint32_t extra, int is_a)
+{
+    uint64_t n_terms = src->n_terms + (is_a ? extra : 0);
+    memset(dst, 0, sizeof *dst);
+    dst->n_terms = n_terms;
+    dst->row_start = malloc((n_rows + extra + 1) * sizeof *dst->row_start);
+    dst->wire = malloc((n_terms ? n_terms : 1) * sizeof *dst->wire);
+    dst->coeff = malloc((n_terms ? n_terms : 1) * sizeof *dst->coeff);
+    if (!dst->row_start || !dst->wire || !dst->coeff) {
+        sparse_free(dst);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    memcpy(dst->row_start, src->row_start, (n_rows + 1) * sizeof *dst->row_start);
+    memcpy(dst->wire, src->wire, src->n_terms * sizeof *dst->wire);
+    memcpy(dst->coeff, src->coeff, src->n_terms * sizeof *dst->coeff);
+    for (uint32_t i = 0; i < extra; i++) {
+        uint64_t k = dst->row_start[n_rows + i];
+        if (is_a) {
+            dst->wire[k] = i;
+            dst->coeff[k] = CUZK_COEFF_ONE;
+            k++;
+        }
+        dst->row_start[n_rows + i + 1] = k;
+    }
+    return CUZK_OK;
+}
+
+/* Marks in dens[] every wire with a nonzero coefficient in matrix s. */
+static void mark_density(uint8_t *dens, const cuzk_sparse *s, const cuzk_matrices *m)
+{
+    for (uint64_t k = 0; k < s->n_terms; k++)
+        if (!cuzk_fr_is_zero(&m->coeffs[s->coeff[k]])) dens[s->wire[k]] = 1;
+}
+
+static cuzk_status params_err(char *err, cuzk_status s, const char *fmt, uint64_t a, uint64_t b)
+{
+    if (err) {
+        int k = snprintf(err, CUZK_ERRMSG_LEN, "params: ");
+        snprintf(err + k, CUZK_ERRMSG_LEN - (size_t)k, fmt, (unsigned long long)a,
+                 (unsigned long long)b);
+    }
+    return s;
+}
+
+
+cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_params *p,
+                                        const cuzk_r1cs *r, unsigned nthreads, char *err)
+{
+    if (!pk || !p || !r) return CUZK_ERR_INVALID_ARGUMENT;
+    memset(pk, 0, sizeof *pk);
+    if (err) err[0] = 0;
+    uint32_t n_in = r->n_public + 1, n_vars = r->n_wires;
+    uint64_t n_rows = (uint64_t)r->n_constraints + n_in;
+    if (p->vk.n_ic != n_in)
+        return params_err(err, CUZK_ERR_BAD_ENCODING,
+                          "the key has %llu IC points but the circuit has %llu inputs",
+                          p->vk.n_ic, n_in);
+    if (p->l.n != (uint64_t)n_vars - n_in)
+        return params_err(err, CUZK_ERR_BAD_ENCODING,
+                          "the key has %llu L points but the circuit has %llu private variables",
+                          p->l.n, (uint64_t)n_vars - n_in);
+    if (p->domain_size < n_rows)
+        return params_err(err, CUZK_ERR_BAD_ENCODING,
+                          "the key's domain (%llu) is smaller than the circuit's %llu rows",
+                          p->domain_size, n_rows);
+
+    /* Densities (bellperson's filter of the a, b_g1, b_g2 vectors). */
+    uint8_t *da = calloc(n_vars ? n_vars : 1, 1), *db = calloc(n_vars ? n_vars : 1, 1);
+    cuzk_status s = CUZK_ERR_NO_MEMORY;
+    if (!da || !db) goto fail;
+    mark_density(da, &r->m.a, &r->m);
+    memset(da, 1, n_in); /* the input rows put every input in A */
+    mark_density(db, &r->m.b, &r->m);
+    uint64_t na = 0, nb = 0;
+    for (uint32_t i = 0; i < n_vars; i++) {
+        na += da[i];
+        nb += db[i];
+    }
+    int dense = p->a.n == n_vars && p->b_g1.n == n_vars;
+    if (!dense && (p->a.n != na || p->b_g1.n != nb || p->b_g2.n != nb)) {
+        s = params_err(err, CUZK_ERR_BAD_ENCODING,
+                       "the key's A/B vectors (%llu/%llu points) do not match the circuit's "
+                       "densities",
+                       p->a.n, p->b_g1.n);
+        goto fail;
+    }
+    pk->roots = p->roots;
+    pk->h_form = CUZK_H_MONOMIAL;
+    pk->n_vars = n_vars;
+    pk->n_public = r->n_public;
+    for (pk->log_domain = 0; ((uint64_t)1 << pk->log_domain) < p->domain_size; pk->log_domain++)
+        ;
+    if ((s = cuzk_vk_copy(&pk->vk, &p->vk)) != CUZK_OK ||
+        (s = expand_g1(&pk->a, &p->a, dense ? NULL : da, n_vars, nthreads, "params", "a",
+                       err)) != CUZK_OK ||
+        (s = expand_g1(&pk->b1, &p->b_g1, dense ? NULL : db, n_vars, nthreads, "params", "b_g1",
+                       err)) != CUZK_OK ||
+        (s = expand_g2(&pk->b2, &p->b_g2, dense ? NULL : db, n_vars, nthreads, "params", "b_g2",
+                       err)) != CUZK_OK ||
+        (s = expand_g1(&pk->l, &p->l, NULL, p->l.n, nthreads, "params", "l", err)) != CUZK_OK ||
+        (s = expand_g1(&pk->h, &p->h, NULL, p->h.n, nthreads, "params", "h", err)) != CUZK_OK)
+        goto fail;
+
+    /* The circuit's rows plus the input rows. */
+    pk->m.n_rows = n_rows;
+    pk->m.n_coeffs = r->m.n_coeffs;
+    pk->m.coeffs = malloc((r->m.n_coeffs ? r->m.n_coeffs : 1) * sizeof *pk->m.coeffs);
+    if (!pk->m.coeffs) {
+        s = CUZK_ERR_NO_MEMORY;
+        goto fail;
+    }
+    memcpy(pk->m.coeffs, r->m.coeffs, r->m.n_coeffs * sizeof *pk->m.coeffs);
+    if ((s = sparse_with_input_rows(&pk->m.a, &r->m.a, r->n_constraints, n_in, 1)) != CUZK_OK ||
+        (s = sparse_with_input_rows(&pk->m.b, &r->m.b, r->n_constraints, n_in, 0)) != CUZK_OK ||
+        (s = sparse_with_input_rows(&pk->m.c, &r->m.c, r->n_constraints, n_in, 0)) != CUZK_OK)
+        goto fail;
+    free(da);
+    free(db);
+    return CUZK_OK;
+fail:
+    if (s == CUZK_ERR_NO_MEMORY && err && !err[0]) set_err(err, "%s: %s", "params", s);
+    free(da);
+    free(db);
     cuzk_groth16_pk_free(pk);
     return s;
 }
