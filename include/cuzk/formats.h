@@ -221,6 +221,13 @@ typedef struct {
     uint32_t n_coeffs;
 } cuzk_matrices;
 
+/* Frees what a cuzk_matrices owns (arrays may be NULL) and zeroes it. */
+void cuzk_matrices_free(cuzk_matrices *m);
+/* *out = <row `row` of s, w>, coefficients from coeffs; 1 and -1 cost an
+ * addition instead of a multiplication. */
+void cuzk_sparse_row_dot(cuzk_fr *out, const cuzk_sparse *s, const cuzk_fr *coeffs,
+                         const cuzk_fr *w, uint64_t row);
+
 /* The constraint system exactly as in the file: rows 0..n_constraints-1,
  * no input rows (a prover appends them: formats.md §5.1, §9.4). Wire order:
  * 0 = ONE, 1..n_pub_out outputs, then public inputs, private inputs,

@@ -160,13 +160,32 @@ void fmt_sparse_free(cuzk_sparse *s)
     memset(s, 0, sizeof *s);
 }
 
-void fmt_matrices_free(cuzk_matrices *m)
+void cuzk_matrices_free(cuzk_matrices *m)
 {
     fmt_sparse_free(&m->a);
     fmt_sparse_free(&m->b);
     fmt_sparse_free(&m->c);
     free(m->coeffs);
     memset(m, 0, sizeof *m);
+}
+
+void cuzk_sparse_row_dot(cuzk_fr *out, const cuzk_sparse *s, const cuzk_fr *coeffs,
+                         const cuzk_fr *w, uint64_t j)
+{
+    cuzk_fr acc = CUZK_FR_ZERO, t;
+    for (uint64_t k = s->row_start[j]; k < s->row_start[j + 1]; k++) {
+        const cuzk_fr *x = &w[s->wire[k]];
+        uint32_t c = s->coeff[k];
+        if (c == CUZK_COEFF_ONE) {
+            cuzk_fr_add(&acc, &acc, x);
+        } else if (c == CUZK_COEFF_MINUS_ONE) {
+            cuzk_fr_sub(&acc, &acc, x);
+        } else {
+            cuzk_fr_mul(&t, &coeffs[c], x);
+            cuzk_fr_add(&acc, &acc, &t);
+        }
+    }
+    *out = acc;
 }
 
 /* ----------------------------------------------------- verifying keys -- */

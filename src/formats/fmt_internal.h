@@ -121,7 +121,6 @@ void cd_finish(coeff_dict *d, cuzk_matrices *m);
 void cd_free(coeff_dict *d);
 
 void fmt_sparse_free(cuzk_sparse *s);
-void fmt_matrices_free(cuzk_matrices *m);
 
 /* -------------------------------------------------------------- points -- */
 

@@ -238,33 +238,12 @@ fail:
 void cuzk_r1cs_free(cuzk_r1cs *r)
 {
     if (!r) return;
-    fmt_matrices_free(&r->m);
+    cuzk_matrices_free(&r->m);
     free(r->labels);
     memset(r, 0, sizeof *r);
 }
 
 /* ---------------------------------------------------------------- check -- */
-
-/* out = <row j of s, w>. 1 and -1 take an addition instead of a
- * multiplication. */
-static void row_dot(cuzk_fr *out, const cuzk_sparse *s, const cuzk_fr *coeffs,
-                    const cuzk_fr *w, uint64_t j)
-{
-    cuzk_fr acc = CUZK_FR_ZERO, t;
-    for (uint64_t k = s->row_start[j]; k < s->row_start[j + 1]; k++) {
-        const cuzk_fr *x = &w[s->wire[k]];
-        uint32_t c = s->coeff[k];
-        if (c == CUZK_COEFF_ONE) {
-            cuzk_fr_add(&acc, &acc, x);
-        } else if (c == CUZK_COEFF_MINUS_ONE) {
-            cuzk_fr_sub(&acc, &acc, x);
-        } else {
-            cuzk_fr_mul(&t, &coeffs[c], x);
-            cuzk_fr_add(&acc, &acc, &t);
-        }
-    }
-    *out = acc;
-}
 
 struct check_ctx {
     const cuzk_r1cs *r;
@@ -280,9 +259,9 @@ static void check_range(void *vctx, size_t begin, size_t end)
         /* Rows past an already-found failure cannot lower the answer. */
         if ((j & 1023) == 0 && j >= atomic_load(&ctx->first_bad)) return;
         cuzk_fr a, b, c;
-        row_dot(&a, &m->a, m->coeffs, ctx->w, j);
-        row_dot(&b, &m->b, m->coeffs, ctx->w, j);
-        row_dot(&c, &m->c, m->coeffs, ctx->w, j);
+        cuzk_sparse_row_dot(&a, &m->a, m->coeffs, ctx->w, j);
+        cuzk_sparse_row_dot(&b, &m->b, m->coeffs, ctx->w, j);
+        cuzk_sparse_row_dot(&c, &m->c, m->coeffs, ctx->w, j);
         cuzk_fr_mul(&a, &a, &b);
         if (!cuzk_fr_eq(&a, &c)) {
             uint64_t cur = atomic_load(&ctx->first_bad);

@@ -339,7 +339,7 @@ void cuzk_zkey_free(cuzk_zkey *z)
 {
     if (!z) return;
     cuzk_vk_free(&z->vk);
-    fmt_matrices_free(&z->m);
+    cuzk_matrices_free(&z->m);
     memset(z, 0, sizeof *z);
 }
 

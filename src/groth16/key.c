@@ -10,56 +10,49 @@ static void set_err(char *err, const char *fmt, const char *what, cuzk_status s)
     if (err) snprintf(err, CUZK_ERRMSG_LEN, fmt, what, cuzk_strerror(s));
 }
 
-static void sparse_free(cuzk_sparse *s)
+/* dst = src with `extra` input rows appended: row n_rows + i is 1 * wire i
+ * in A and empty in B and C (formats.md §5.1). An absent matrix stays
+ * absent. On failure dst holds what was allocated: the caller frees it with
+ * cuzk_matrices_free. */
+static cuzk_status sparse_with_input_rows(cuzk_sparse *dst, const cuzk_sparse *src,
+                                          uint64_t n_rows, uint32_t extra, int is_a)
 {
-    free(s->row_start);
-    free(s->wire);
-    free(s->coeff);
-    memset(s, 0, sizeof *s);
-}
-
-static cuzk_status sparse_copy(cuzk_sparse *dst, const cuzk_sparse *src, uint64_t n_rows)
-{
-    memset(dst, 0, sizeof *dst);
-    if (!src->row_start) return CUZK_OK; /* absent matrix */
-    dst->n_terms = src->n_terms;
-    dst->row_start = malloc((n_rows + 1) * sizeof *dst->row_start);
-    dst->wire = malloc((src->n_terms ? src->n_terms : 1) * sizeof *dst->wire);
-    dst->coeff = malloc((src->n_terms ? src->n_terms : 1) * sizeof *dst->coeff);
-    if (!dst->row_start || !dst->wire || !dst->coeff) {
-        sparse_free(dst);
-        return CUZK_ERR_NO_MEMORY;
-    }
+    if (!src->row_start) return CUZK_OK;
+    uint64_t n_terms = src->n_terms + (is_a ? extra : 0);
+    dst->n_terms = n_terms;
+    dst->row_start = malloc((n_rows + extra + 1) * sizeof *dst->row_start);
+    dst->wire = malloc((n_terms ? n_terms : 1) * sizeof *dst->wire);
+    dst->coeff = malloc((n_terms ? n_terms : 1) * sizeof *dst->coeff);
+    if (!dst->row_start || !dst->wire || !dst->coeff) return CUZK_ERR_NO_MEMORY;
     memcpy(dst->row_start, src->row_start, (n_rows + 1) * sizeof *dst->row_start);
     memcpy(dst->wire, src->wire, src->n_terms * sizeof *dst->wire);
     memcpy(dst->coeff, src->coeff, src->n_terms * sizeof *dst->coeff);
+    for (uint32_t i = 0; i < extra; i++) {
+        uint64_t k = dst->row_start[n_rows + i];
+        if (is_a) {
+            dst->wire[k] = i;
+            dst->coeff[k] = CUZK_COEFF_ONE;
+            k++;
+        }
+        dst->row_start[n_rows + i + 1] = k;
+    }
     return CUZK_OK;
 }
 
-static void matrices_free(cuzk_matrices *m)
-{
-    sparse_free(&m->a);
-    sparse_free(&m->b);
-    sparse_free(&m->c);
-    free(m->coeffs);
-    memset(m, 0, sizeof *m);
-}
-
-static cuzk_status matrices_copy(cuzk_matrices *dst, const cuzk_matrices *src)
+static cuzk_status matrices_with_input_rows(cuzk_matrices *dst, const cuzk_matrices *src,
+                                            uint32_t extra)
 {
     memset(dst, 0, sizeof *dst);
-    dst->n_rows = src->n_rows;
+    dst->n_rows = src->n_rows + extra;
     dst->n_coeffs = src->n_coeffs;
     dst->coeffs = malloc((src->n_coeffs ? src->n_coeffs : 1) * sizeof *dst->coeffs);
     if (!dst->coeffs) return CUZK_ERR_NO_MEMORY;
     memcpy(dst->coeffs, src->coeffs, src->n_coeffs * sizeof *dst->coeffs);
     cuzk_status s;
-    if ((s = sparse_copy(&dst->a, &src->a, src->n_rows)) != CUZK_OK ||
-        (s = sparse_copy(&dst->b, &src->b, src->n_rows)) != CUZK_OK ||
-        (s = sparse_copy(&dst->c, &src->c, src->n_rows)) != CUZK_OK) {
-        matrices_free(dst);
+    if ((s = sparse_with_input_rows(&dst->a, &src->a, src->n_rows, extra, 1)) != CUZK_OK ||
+        (s = sparse_with_input_rows(&dst->b, &src->b, src->n_rows, extra, 0)) != CUZK_OK ||
+        (s = sparse_with_input_rows(&dst->c, &src->c, src->n_rows, extra, 0)) != CUZK_OK)
         return s;
-    }
     return CUZK_OK;
 }
 
@@ -72,7 +65,7 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
     free(pk->b2);
     free(pk->l);
     free(pk->h);
-    matrices_free(&pk->m);
+    cuzk_matrices_free(&pk->m);
     memset(pk, 0, sizeof *pk);
 }
 
@@ -129,7 +122,7 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
         (s = expand_g1(&pk->l, &z->c, NULL, z->c.n, nthreads, "zkey", "C", err)) != CUZK_OK ||
         (s = expand_g1(&pk->h, &z->h, NULL, z->h.n, nthreads, "zkey", "H", err)) != CUZK_OK)
         goto fail;
-    if ((s = matrices_copy(&pk->m, &z->m)) != CUZK_OK) {
+    if ((s = matrices_with_input_rows(&pk->m, &z->m, 0)) != CUZK_OK) {
         set_err(err, "%s: %s", "zkey coefficients", s);
         goto fail;
     }
@@ -141,36 +134,6 @@ fail:
 }
 
 /* ------------------------------------------------ bellperson .params -- */
-
-/* dst = src with `extra` rows appended; in A the appended row i is
- * 1 * wire i, in B and C it is empty. */
-static cuzk_status sparse_with_input_rows(cuzk_sparse *dst, const cuzk_sparse *src,
-                                          uint64_t n_rows, uint32_t extra, int is_a)
-{
-    uint64_t n_terms = src->n_terms + (is_a ? extra : 0);
-    memset(dst, 0, sizeof *dst);
-    dst->n_terms = n_terms;
-    dst->row_start = malloc((n_rows + extra + 1) * sizeof *dst->row_start);
-    dst->wire = malloc((n_terms ? n_terms : 1) * sizeof *dst->wire);
-    dst->coeff = malloc((n_terms ? n_terms : 1) * sizeof *dst->coeff);
-    if (!dst->row_start || !dst->wire || !dst->coeff) {
-        sparse_free(dst);
-        return CUZK_ERR_NO_MEMORY;
-    }
-    memcpy(dst->row_start, src->row_start, (n_rows + 1) * sizeof *dst->row_start);
-    memcpy(dst->wire, src->wire, src->n_terms * sizeof *dst->wire);
-    memcpy(dst->coeff, src->coeff, src->n_terms * sizeof *dst->coeff);
-    for (uint32_t i = 0; i < extra; i++) {
-        uint64_t k = dst->row_start[n_rows + i];
-        if (is_a) {
-            dst->wire[k] = i;
-            dst->coeff[k] = CUZK_COEFF_ONE;
-            k++;
-        }
-        dst->row_start[n_rows + i + 1] = k;
-    }
-    return CUZK_OK;
-}
 
 /* Marks in dens[] every wire with a nonzero coefficient in matrix s. */
 static void mark_density(uint8_t *dens, const cuzk_sparse *s, const cuzk_matrices *m)
@@ -249,18 +212,7 @@ cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_param
         goto fail;
 
     /* The circuit's rows plus the input rows. */
-    pk->m.n_rows = n_rows;
-    pk->m.n_coeffs = r->m.n_coeffs;
-    pk->m.coeffs = malloc((r->m.n_coeffs ? r->m.n_coeffs : 1) * sizeof *pk->m.coeffs);
-    if (!pk->m.coeffs) {
-        s = CUZK_ERR_NO_MEMORY;
-        goto fail;
-    }
-    memcpy(pk->m.coeffs, r->m.coeffs, r->m.n_coeffs * sizeof *pk->m.coeffs);
-    if ((s = sparse_with_input_rows(&pk->m.a, &r->m.a, r->n_constraints, n_in, 1)) != CUZK_OK ||
-        (s = sparse_with_input_rows(&pk->m.b, &r->m.b, r->n_constraints, n_in, 0)) != CUZK_OK ||
-        (s = sparse_with_input_rows(&pk->m.c, &r->m.c, r->n_constraints, n_in, 0)) != CUZK_OK)
-        goto fail;
+    if ((s = matrices_with_input_rows(&pk->m, &r->m, n_in)) != CUZK_OK) goto fail;
     free(da);
     free(db);
     return CUZK_OK;

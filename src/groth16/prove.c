@@ -55,28 +55,11 @@ struct rows_job {
     cuzk_fr *out;
 };
 
-/* out[j] = <row j, w>. Coefficients 1 and -1 (dictionary slots 0 and 1)
- * cost an addition instead of a multiplication. */
 static void rows_range(void *ctx, size_t b, size_t e)
 {
     const struct rows_job *j = ctx;
-    const cuzk_sparse *s = j->s;
-    for (size_t row = b; row < e; row++) {
-        cuzk_fr acc = CUZK_FR_ZERO, t;
-        for (uint64_t k = s->row_start[row]; k < s->row_start[row + 1]; k++) {
-            const cuzk_fr *x = &j->w[s->wire[k]];
-            uint32_t c = s->coeff[k];
-            if (c == CUZK_COEFF_ONE) {
-                cuzk_fr_add(&acc, &acc, x);
-            } else if (c == CUZK_COEFF_MINUS_ONE) {
-                cuzk_fr_sub(&acc, &acc, x);
-            } else {
-                cuzk_fr_mul(&t, x, &j->m->coeffs[c]);
-                cuzk_fr_add(&acc, &acc, &t);
-            }
-        }
-        j->out[row] = acc;
-    }
+    for (size_t row = b; row < e; row++)
+        cuzk_sparse_row_dot(&j->out[row], j->s, j->m->coeffs, j->w, row);
 }
 
 static void eval_rows(cuzk_fr *out, size_t n, const cuzk_matrices *m, const cuzk_sparse *s,
