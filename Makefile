@@ -32,8 +32,14 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The embedded default: prove and verify the shipped example circuit
+# (examples/README.md), printing the time of each prover stage.
+EXAMPLE := examples/poseidon_chain
 run: build
-	$(BUILD)/cuzk-bench micro
+	$(BUILD)/cuzk prove --zkey $(EXAMPLE).zkey --wtns $(EXAMPLE).wtns --r1cs $(EXAMPLE).r1cs \
+	    --proof $(BUILD)/example-proof.json --public $(BUILD)/example-public.json
+	$(BUILD)/cuzk verify --vk examples/vk.json \
+	    --proof $(BUILD)/example-proof.json --public $(BUILD)/example-public.json
 
 test: build
 	ctest --test-dir $(BUILD) -L cpu --output-on-failure -j $(JOBS)

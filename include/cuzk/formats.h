@@ -232,8 +232,8 @@ void cuzk_sparse_row_dot(cuzk_fr *out, const cuzk_sparse *s, const cuzk_fr *coef
  * no input rows (a prover appends them: formats.md §5.1, §9.4). Wire order:
  * 0 = ONE, 1..n_pub_out outputs, then public inputs, private inputs,
  * internal wires. Owns everything; the buffer may be released after
- * parsing. Terms of a row are sorted by strictly increasing wire (the
- * format requires it; the parser checks it). */
+ * parsing. Terms of a row are in file order: circom does not always sort
+ * them by wire, and a repeated wire simply adds its coefficients. */
 typedef struct {
     uint32_t n_wires, n_pub_out, n_pub_in, n_prv_in, n_constraints;
     uint32_t n_public;    /* n_pub_out + n_pub_in (snarkjs nPublic) */
@@ -244,8 +244,8 @@ typedef struct {
 } cuzk_r1cs;
 
 /* Rejects fields other than BLS12-381 r (BN254 with a message saying so),
- * custom gates (PLONK-only sections 4/5), wires out of range, unsorted or
- * duplicated wires in a row, non-canonical coefficients. */
+ * custom gates (PLONK-only sections 4/5), wires out of range and
+ * non-canonical coefficients. */
 cuzk_status cuzk_r1cs_parse(cuzk_r1cs *r, const uint8_t *data, size_t size, char *err);
 void cuzk_r1cs_free(cuzk_r1cs *r);
 

@@ -86,19 +86,14 @@ static cuzk_status scan_constraints(const cuzk_r1cs *r, const uint8_t *p, uint64
                 return fmt_fail(err, CUZK_ERR_TRUNCATED,
                                 "r1cs: section 2 (constraints) ends in constraint %u (%c, %u "
                                 "terms)", j, MAT[m], nt);
-            uint64_t prev = 0;
+            /* Terms are not required to be sorted by wire: circom 2.2 writes
+             * some rows out of order (examples/poseidon_chain.r1cs). */
             for (uint32_t t = 0; t < nt; t++, pos += TERM) {
                 uint32_t w = rd_u32le(p + pos);
                 if (w >= r->n_wires)
                     return fmt_fail(err, CUZK_ERR_BAD_ENCODING,
                                     "r1cs: constraint %u %c term %u: wire %u out of range "
                                     "(%u wires)", j, MAT[m], t, w, r->n_wires);
-                if (t && w <= prev)
-                    return fmt_fail(err, CUZK_ERR_BAD_ENCODING,
-                                    "r1cs: constraint %u %c term %u: wires not strictly "
-                                    "increasing (%u after %llu)", j, MAT[m], t, w,
-                                    (unsigned long long)prev);
-                prev = w;
                 if (!fr_le_is_canonical(p + pos + 4))
                     return fmt_fail(err, CUZK_ERR_NOT_CANONICAL,
                                     "r1cs: constraint %u %c term %u: coefficient is not "
