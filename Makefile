@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages the build needs, by the command or file that shows each one.
 DEPS_CMD := cmake:cmake gcc:gcc g++:g++ pkg-config:pkg-config
-DEPS_PC := jansson:libjansson-dev
+DEPS_PC := jansson:libjansson-dev libcrypto:libssl-dev
 
 .PHONY: all deps build run test clean
 

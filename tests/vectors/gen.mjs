@@ -8,7 +8,8 @@
 // files, and adding vectors to one group does not change the others.
 //
 // Output: fp.json fr.json fp2.json fp6.json fp12.json g1.json g2.json
-// encodings.json pairing.json, read by tests/test_vectors.c.
+// encodings.json pairing.json, read by tests/test_vectors.c; poseidon.json,
+// read by tests/test_gadgets.c.
 //
 // Conventions (repeated in each file's "format" field):
 //   - Fp element: canonical value, big-endian hex, no 0x, zero-padded to
@@ -39,6 +40,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
+import { grainGenConstants, poseidon, poseidonSponge } from '@noble/curves/abstract/poseidon.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const NOBLE_VERSION = JSON.parse(
@@ -919,6 +921,52 @@ function genPairing() {
     { pairing, multi, final_exp: fin });
 }
 
+// ------------------------------------------------------------- poseidon --
+// Poseidon over Fr with x^5, constants from the Grain LFSR of the Poseidon
+// paper (eprint 2019/458, appendix E) as noble's grainGenConstants makes
+// them: round constants by rejection sampling, then the first Cauchy MDS
+// candidate M[i][j] = 1/(x_i + y_j) (skipMDS = 0). Round numbers: R_F = 8
+// full rounds; R_P = the reference script's 128-bit minimum (56 for t = 3,
+// 57 for t = 9, security margin included) rounded up to a multiple of t, as
+// the paper's published instances do: 57 for t = 3, 63 for t = 9.
+// The hash of t - 1 inputs is noble's sponge (capacity 1 first, zero
+// initial state, rate t - 1): out = perm([0, x_1, ..., x_{t-1}])[1].
+function genPoseidon() {
+  const rng = new Rng('poseidon');
+  const params = [{ t: 3, roundsFull: 8, roundsPartial: 57 }, { t: 9, roundsFull: 8, roundsPartial: 63 }];
+  const groups = {};
+  for (const p of params) {
+    const opts = { Fp: Fr, t: p.t, roundsFull: p.roundsFull, roundsPartial: p.roundsPartial };
+    const { roundConstants, mds } = grainGenConstants(opts, 0);
+    const perm = poseidon({ ...opts, roundConstants, mds, sboxPower: 5 });
+    const sponge = poseidonSponge({ Fp: Fr, rate: p.t - 1, capacity: 1, roundsFull: p.roundsFull,
+      roundsPartial: p.roundsPartial, sboxPower: 5, roundConstants, mds });
+    const hash = (xs) => { const s = sponge(); s.absorb(xs); return s.squeeze(1)[0]; };
+    const states = [Array(p.t).fill(0n), Array.from({ length: p.t }, (_, i) => BigInt(i)),
+      Array(p.t).fill(R - 1n)];
+    for (let i = 0; i < 5; i++) states.push(Array.from({ length: p.t }, () => rng.below(R)));
+    const perms = states.map((s) => ({ in: s.map(frHex), out: perm(s).map(frHex) }));
+    for (const s of states) check(perm([...s])[1] === hash(s.slice(1)) || s[0] !== 0n, 'sponge = perm()[1]');
+    const ins = [Array(p.t - 1).fill(0n), Array.from({ length: p.t - 1 }, (_, i) => BigInt(i + 1))];
+    for (let i = 0; i < 6; i++) ins.push(Array.from({ length: p.t - 1 }, () => rng.below(R)));
+    const hashes = ins.map((xs) => ({ in: xs.map(frHex), out: frHex(hash(xs)) }));
+    for (const h of hashes) check(h.out === frHex(perm([0n, ...h.in.map((x) => BigInt('0x' + x))])[1]), 'hash');
+    const g = `t${p.t}`;
+    groups[g] = { t: p.t, rounds_full: p.roundsFull, rounds_partial: p.roundsPartial, alpha: 5 };
+    groups[`${g}_round_constants`] = roundConstants.map((r) => r.map(frHex));
+    groups[`${g}_mds`] = mds.map((r) => r.map(frHex));
+    groups[`${g}_permutation`] = perms;
+    groups[`${g}_hash`] = hashes;
+  }
+  write('poseidon.json',
+    'Poseidon permutation over BLS12-381 Fr, S-box x^5, constants from the Grain LFSR as in the Poseidon ' +
+    'paper (noble grainGenConstants, skipMDS = 0). Fr values as in fr.json (canonical, big-endian hex). ' +
+    'For state width t = N: tN {t, rounds_full, rounds_partial, alpha}; tN_round_constants[rounds][t]; ' +
+    'tN_mds[t][t]; tN_permutation [{in[t], out[t]}]; tN_hash [{in[t-1], out}], out = permutation([0, in...])[1] ' +
+    '(noble poseidonSponge, rate t-1, capacity 1).',
+    groups);
+}
+
 genFp();
 genFr();
 genFp2();
@@ -928,6 +976,7 @@ genG1();
 genG2();
 genEncodings();
 genPairing();
+genPoseidon();
 
 for (const [k, v] of Object.entries(counts)) console.log(`${k.padEnd(28)} ${v}`);
 if (nobleDisagreements.length) {
