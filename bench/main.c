@@ -12,6 +12,7 @@ static const struct {
     {"micro", bench_micro, "CPU field, curve and pairing operations (ns/op)"},
     {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
     {"prove", bench_prove, "CPU Groth16 prover, per stage (snarkjs .zkey + .wtns)"},
+    {"pce", bench_pce, "PCE on a PoRep-shaped R1CS: bytes/nnz, compile, SpMV ns/nnz, GB/s"},
 };
 
 static void usage(FILE *f)
