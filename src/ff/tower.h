@@ -3,10 +3,9 @@
  * the sparse / cyclotomic operations the pairing needs beyond the public
  * API of <cuzk/ff.h>.
  *
- * Fp products go through mont.h (so they use the mulx/adx kernels of fp.c
- * where the CPU has them); additions are written here with add-with-carry
- * intrinsics and a file-local copy of the modulus, inlined into the tower
- * code instead of one library call per Fp addition.
+ * Fp arithmetic goes through mont.h (mulx/adx kernels of fp.c where the CPU
+ * has them, adc/sbb chains for additions), inlined here with a file-local
+ * copy of the modulus instead of one library call per operation.
  */
 #ifndef CUZK_FF_TOWER_H
 #define CUZK_FF_TOWER_H
@@ -15,10 +14,6 @@
 
 #include <cuzk/ff.h>
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
-
 #include "ff/mont.h"
 
 static const uint64_t TOWER_Q[CUZK_FP_LIMBS] = {
@@ -26,65 +21,16 @@ static const uint64_t TOWER_Q[CUZK_FP_LIMBS] = {
     0x64774b84f38512bfull, 0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull};
 #define TOWER_N0 0x89f3fffcfffcfffdull /* -q^-1 mod 2^64 */
 
-/* Carry / borrow steps that compile to adc / sbb chains: GCC turns the
- * 128-bit-integer formulation of mont.h into several instructions per limb
- * (a 12-limb sum took ~240 instructions), the intrinsics into one. */
-MONT_INLINE unsigned char tw_addc(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
-{
-#if defined(__x86_64__)
-    unsigned long long t;
-    c = _addcarry_u64(c, a, b, &t);
-    *r = t;
-    return c;
-#else
-    mont_u128 s = (mont_u128)a + b + c;
-    *r = (uint64_t)s;
-    return (unsigned char)(s >> 64);
-#endif
-}
-
-MONT_INLINE unsigned char tw_subb(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
-{
-#if defined(__x86_64__)
-    unsigned long long t;
-    c = _subborrow_u64(c, a, b, &t);
-    *r = t;
-    return c;
-#else
-    mont_u128 d = (mont_u128)a - b - c;
-    *r = (uint64_t)d;
-    return (unsigned char)((d >> 64) & 1);
-#endif
-}
-
-/* r = t - q if t >= q else t, for t < 2q (n = 6 limbs at t). */
-MONT_INLINE void tw_reduce_once(uint64_t *r, const uint64_t *t)
-{
-    uint64_t s[CUZK_FP_LIMBS];
-    unsigned char b = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) b = tw_subb(b, t[i], TOWER_Q[i], &s[i]);
-    uint64_t keep = 0 - (uint64_t)b; /* borrow: t < q, keep t */
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) r[i] = (t[i] & keep) | (s[i] & ~keep);
-}
-
-/* r = a + b mod q. */
+/* Fp additions inlined with the modulus as a file-local constant, instead of
+ * one library call per addition. */
 MONT_INLINE void fp_add_(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b)
 {
-    uint64_t t[CUZK_FP_LIMBS];
-    unsigned char c = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = tw_addc(c, a->l[i], b->l[i], &t[i]);
-    tw_reduce_once(r->l, t);
+    mont_add(r->l, a->l, b->l, TOWER_Q, CUZK_FP_LIMBS);
 }
 
-/* r = a - b mod q. */
 MONT_INLINE void fp_sub_(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b)
 {
-    uint64_t t[CUZK_FP_LIMBS];
-    unsigned char c = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = tw_subb(c, a->l[i], b->l[i], &t[i]);
-    uint64_t mask = 0 - (uint64_t)c;
-    c = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = tw_addc(c, t[i], TOWER_Q[i] & mask, &r->l[i]);
+    mont_sub(r->l, a->l, b->l, TOWER_Q, CUZK_FP_LIMBS);
 }
 
 MONT_INLINE void fp_dbl_(cuzk_fp *r, const cuzk_fp *a)
@@ -161,10 +107,10 @@ MONT_INLINE void fpw_add_(cuzk_fpw *r, const cuzk_fpw *a, const cuzk_fpw *b)
 {
     uint64_t hi[CUZK_FP_LIMBS];
     unsigned char c = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = tw_addc(c, a->l[i], b->l[i], &r->l[i]);
+    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = mont_addc(c, a->l[i], b->l[i], &r->l[i]);
     for (int i = 0; i < CUZK_FP_LIMBS; i++)
-        c = tw_addc(c, a->l[CUZK_FP_LIMBS + i], b->l[CUZK_FP_LIMBS + i], &hi[i]);
-    tw_reduce_once(r->l + CUZK_FP_LIMBS, hi);
+        c = mont_addc(c, a->l[CUZK_FP_LIMBS + i], b->l[CUZK_FP_LIMBS + i], &hi[i]);
+    mont_reduce_once(r->l + CUZK_FP_LIMBS, hi, TOWER_Q, CUZK_FP_LIMBS);
 }
 
 /* r = a - b mod q R (a, b < q R). */
@@ -172,20 +118,20 @@ MONT_INLINE void fpw_sub_(cuzk_fpw *r, const cuzk_fpw *a, const cuzk_fpw *b)
 {
     uint64_t hi[CUZK_FP_LIMBS];
     unsigned char c = 0;
-    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = tw_subb(c, a->l[i], b->l[i], &r->l[i]);
+    for (int i = 0; i < CUZK_FP_LIMBS; i++) c = mont_subb(c, a->l[i], b->l[i], &r->l[i]);
     for (int i = 0; i < CUZK_FP_LIMBS; i++)
-        c = tw_subb(c, a->l[CUZK_FP_LIMBS + i], b->l[CUZK_FP_LIMBS + i], &hi[i]);
+        c = mont_subb(c, a->l[CUZK_FP_LIMBS + i], b->l[CUZK_FP_LIMBS + i], &hi[i]);
     uint64_t mask = 0 - (uint64_t)c;
     c = 0;
     for (int i = 0; i < CUZK_FP_LIMBS; i++)
-        c = tw_addc(c, hi[i], TOWER_Q[i] & mask, &r->l[CUZK_FP_LIMBS + i]);
+        c = mont_addc(c, hi[i], TOWER_Q[i] & mask, &r->l[CUZK_FP_LIMBS + i]);
 }
 
 /* r = a - b as plain integers; the caller knows a >= b. */
 MONT_INLINE void fpw_sub_nowrap_(cuzk_fpw *r, const cuzk_fpw *a, const cuzk_fpw *b)
 {
     unsigned char c = 0;
-    for (int i = 0; i < 2 * CUZK_FP_LIMBS; i++) c = tw_subb(c, a->l[i], b->l[i], &r->l[i]);
+    for (int i = 0; i < 2 * CUZK_FP_LIMBS; i++) c = mont_subb(c, a->l[i], b->l[i], &r->l[i]);
 }
 
 /* r = t R^-1 mod q for t < q R: Montgomery reduction (REDC), 36 word
