@@ -391,4 +391,75 @@ cuzk_status cuzk_public_from_json(cuzk_fr **vals, size_t *n, const char *text, s
                                   char *err);
 cuzk_status cuzk_public_to_json(char **out, const cuzk_fr *vals, size_t n, char *err);
 
+/* ================================================ iden3 writers (begin) == */
+/* Writers of .r1cs and Groth16 .zkey files that circom tools and snarkjs
+ * read (src/formats/write_iden3.c). Writers check their input before they
+ * write anything: bad sizes, counts, indices or identity header points give
+ * CUZK_ERR_INVALID_ARGUMENT with a message; NULL arguments give
+ * CUZK_ERR_INVALID_ARGUMENT; a path that cannot be written gives CUZK_ERR_IO
+ * (message: the path and the system error). Path variants write atomically:
+ * to "path.tmp.<pid>", fsync, rename; on failure the temporary is removed
+ * and path is untouched. Bulk points are written as given (not checked). */
+
+/* .r1cs (formats.md §7), version 1, sections in circom's order 2, 1, 3:
+ *   2  every constraint (A, B, C), terms in the order of r's rows,
+ *      coefficients LE canonical (32 bytes)
+ *   1  header: field size 32, BLS12-381 r, nWires, nPubOut, nPubIn, nPrvIn,
+ *      nLabels, nConstraints
+ *   3  wire -> label: r->labels, or when NULL the identity 0..nWires-1
+ *      (nLabels is then max(r->n_labels, nWires))
+ * r->m must have n_rows = n_constraints and no input rows (a parsed .r1cs
+ * or cuzk_cs_take_r1cs); an absent matrix (row_start NULL) is written as
+ * empty rows. A circom-made file re-encodes byte for byte. */
+cuzk_status cuzk_r1cs_encode(uint8_t **out, size_t *len, const cuzk_r1cs *r, char *err);
+cuzk_status cuzk_r1cs_write(const char *path, const cuzk_r1cs *r, char *err);
+
+/* Everything a Groth16 .zkey holds (formats.md §9). All pointers are
+ * borrowed; nothing is freed. */
+typedef struct {
+    uint32_t n_vars;              /* wires, ONE included */
+    uint32_t n_public;            /* public outputs + inputs, ONE not counted */
+    uint32_t domain_size;         /* a power of two >= m->n_rows */
+    /* Header points alpha1, beta1, beta2, gamma2, delta1, delta2 (none may
+     * be the identity; has_g1_extras must be 1) and IC (n_ic = n_public + 1,
+     * section 3). */
+    const cuzk_vk *vk;
+    /* Section 4: the rows of A and B, INPUT ROWS INCLUDED: n_rows =
+     * n_constraints + n_public + 1 and row n_constraints + s is exactly
+     * 1 * wire s in A and empty in B (as cuzk_zkey_parse and
+     * cuzk_groth16_pk_from_zkey give them). Written row by row, A terms then
+     * B terms, each value c as c R^2 mod r (LE), as snarkjs does; m->c is
+     * ignored (snarkjs never stores C). */
+    const cuzk_matrices *m;
+    /* Sections 5-9 (written LEM; identity points as all-zero bytes):
+     * a, b1, b2: n_vars points; c: n_vars - n_public - 1 (the private wires
+     * n_public + 1..); h: domain_size (snarkjs Lagrange form, formats.md
+     * §9.5 — NOT bellperson's monomial h). */
+    const cuzk_g1_affine *a, *b1;
+    const cuzk_g2_affine *b2;
+    const cuzk_g1_affine *c, *h;
+    /* Section 10 (MPC contributions), copied raw when mpc != NULL: 64-byte
+     * csHash, u32 count, contributions (formats.md §9.6); its structure is
+     * checked. When mpc is NULL an empty contribution section is written, as
+     * snarkjs's `groth16 setup` writes it: csHash then count 0, csHash =
+     * cs_hash (64 bytes) or 64 zero bytes when cs_hash is NULL. snarkjs
+     * reads the csHash only in `zkey verify` (which needs the r1cs and ptau
+     * the key came from), `zkey contribute`/`beacon` (copied into the
+     * transcript) and `zkey export bellman` (copied); the prover and
+     * `zkey export verificationkey` never read section 10. */
+    const uint8_t *mpc;
+    size_t mpc_size;
+    const uint8_t *cs_hash;
+} cuzk_zkey_src;
+
+/* A version-1 .zkey with sections in the order 1, 2, 3, ..., 10 (the order
+ * `snarkjs zkey contribute` writes; a contributed snarkjs key re-encodes
+ * byte for byte). _encode builds it in a malloc'd buffer *out (*len bytes;
+ * free with free()); _write streams it to path (atomic, see above). */
+cuzk_status cuzk_zkey_encode(uint8_t **out, size_t *len, const cuzk_zkey_src *src, char *err);
+cuzk_status cuzk_zkey_write(const char *path, const cuzk_zkey_src *src, char *err);
+/* Size in bytes of the file (0 if src is NULL; src is not checked). */
+uint64_t cuzk_zkey_size(const cuzk_zkey_src *src);
+/* ================================================== iden3 writers (end) == */
+
 #endif /* CUZK_FORMATS_H */

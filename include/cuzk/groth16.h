@@ -71,6 +71,13 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
 cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_params *params,
                                         const cuzk_r1cs *r1cs, unsigned nthreads, char *err);
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk);
+/* Writes a snarkjs-form proving key (roots CUZK_ROOTS_SNARKJS, h_form
+ * CUZK_H_LAGRANGE; others are CUZK_ERR_INVALID_ARGUMENT) as a .zkey at path
+ * (atomically, see cuzk_zkey_write): pk->m (A and B rows, input rows
+ * included) becomes section 4, pk->l section 8. mpc/mpc_len: section 10 as
+ * in cuzk_zkey_src (NULL: an empty contribution section, zero csHash). */
+cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, const uint8_t *mpc,
+                               size_t mpc_len, char *err);
 
 /* Wall-clock milliseconds of each prover stage. */
 typedef struct {

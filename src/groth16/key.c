@@ -223,3 +223,40 @@ fail:
     cuzk_groth16_pk_free(pk);
     return s;
 }
+
+/* ----------------------------------------------------- .zkey output -- */
+
+cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, const uint8_t *mpc,
+                               size_t mpc_len, char *err)
+{
+    if (err) err[0] = 0;
+    if (!path || !pk || (!mpc && mpc_len)) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "zkey writer: NULL argument");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (pk->roots != CUZK_ROOTS_SNARKJS || pk->h_form != CUZK_H_LAGRANGE || pk->log_domain > 31) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "zkey writer: the key has %s roots, a %s H query and domain 2^%u; a .zkey "
+                     "needs snarkjs roots (5), the Lagrange H query and a domain <= 2^31",
+                     pk->roots == CUZK_ROOTS_SNARKJS ? "snarkjs (5)" : "bellperson (7)",
+                     pk->h_form == CUZK_H_LAGRANGE ? "Lagrange" : "monomial", pk->log_domain);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    cuzk_zkey_src src = {
+        .n_vars = pk->n_vars,
+        .n_public = pk->n_public,
+        .domain_size = (uint32_t)1 << pk->log_domain,
+        .vk = &pk->vk,
+        .m = &pk->m,
+        .a = pk->a,
+        .b1 = pk->b1,
+        .b2 = pk->b2,
+        .c = pk->l,
+        .h = pk->h,
+        .mpc = mpc,
+        .mpc_size = mpc_len,
+        .cs_hash = NULL,
+    };
+    return cuzk_zkey_write(path, &src, err);
+}
