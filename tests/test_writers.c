@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include <cuzk/groth16.h>
-#include <cuzk/formats.h> /* again, after groth16.h: declares cuzk_zkey_write_pk */
+#include <cuzk/formats.h>
 
 #include "test_util.h"
 
