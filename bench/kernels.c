@@ -20,7 +20,27 @@
  * product costs 2 IMAD issue slots. "pipe pk" is rate / (P / slots), with
  * the slots of one operation counted in the SASS of the library's kernels on
  * the H200 (IMAD.WIDE and IMAD.HI 2, other IMAD forms 1): Fr mul 264,
- * Fr sqr 226, Fp mul 588, Fp sqr 471. It is the real ceiling of this code. */
+ * Fr sqr 226, Fp mul 588, Fp sqr 471. It is the real ceiling of this code.
+ *
+ * --msm 20,24,26: G1 MSM rows instead (cuzk_gpu_g1_msm, src/gpu/msm.cu).
+ * For each size 2^s: points P_j = B + j S generated on the device (random B,
+ * S; resident), uniformly random scalars below r in pinned host memory, one
+ * warm-up call checked against [sum k_j] B + [sum j k_j] S, then `reps`
+ * calls; medians of the CUDA-event stage times (device) and of the host wall
+ * time per call. Compared with sppark on the same card (research/gpu-sota.md
+ * §1a: scalars from pinned memory 20.9 / 156.9 / 567.5 ms at 2^20 / 2^24 /
+ * 2^26) and with the 2^26 target of DESIGN.md (150 ms). */
+/* GPU NTT rows (after the field table; --ntt: only these): for 2^20, 2^24,
+ * 2^26, 2^27 (--ntt-sizes) and each of the four transforms
+ * (cuzk_gpu_ntt_time): random data resident on the device, each run on a
+ * fresh device copy of it; one warm-up, then --ntt-reps runs timed with CUDA
+ * events; the median is reported. "GB/s 1ps" counts one read and one write of
+ * the array (as research/gpu-sota.md §3 does for sppark; the transform makes
+ * three such passes). "floor" is gpu-sota.md §5.6's: (n/2) log2 n butterflies
+ * of one 136-IMAD multiplication at the IMAD peak P (14.7 ms for 2^27 on the
+ * H200); "pipe" counts 264 IMAD issue slots per multiplication instead, as
+ * measured above. Two outputs of each transform are checked against a CPU
+ * evaluation of the polynomial at the point (multithreaded Horner). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +61,9 @@ int bench_kernels(int argc, char **argv)
 
 #include <cuzk/ff.h>
 #include <cuzk/gpu.h>
+#include <cuzk/poly.h>
+
+#include "common/parallel.h"
 
 static uint64_t kr_state = 0x243f6a8885a308d3ull;
 
@@ -181,6 +204,356 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------- G1 MSM -- */
+
+/* sppark on the H200, scalars from pinned host memory (gpu-sota.md §1a). */
+static double sppark_ms(unsigned lg)
+{
+    switch (lg) {
+    case 16: return 6.9;
+    case 18: return 19.5;
+    case 20: return 20.9;
+    case 22: return 53.6;
+    case 24: return 156.9;
+    case 26: return 567.5;
+    default: return 0;
+    }
+}
+
+static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+
+/* Uniform scalar below r (rejection). */
+static void rand_scalar(cuzk_scalar *s)
+{
+    for (;;) {
+        for (int i = 0; i < 4; i++) s->l[i] = kr64();
+        s->l[3] &= 0x7fffffffffffffffull;
+        int lt = 0;
+        for (int i = 3; i >= 0; i--)
+            if (s->l[i] != R_LIMBS[i]) { lt = s->l[i] < R_LIMBS[i]; break; }
+        if (lt) return;
+    }
+}
+
+static void rand_point(cuzk_g1_affine *p)
+{
+    uint64_t v[4] = {kr64(), kr64(), kr64(), kr64()};
+    cuzk_fr k;
+    cuzk_fr_from_limbs_reduce(&k, v);
+    cuzk_g1_jac g, r;
+    cuzk_g1_from_affine(&g, &CUZK_G1_GENERATOR);
+    cuzk_g1_mul(&r, &g, &k);
+    cuzk_g1_to_affine(p, &r);
+}
+
+static double median_d(double *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) /* insertion sort: n is small */
+        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One row per size; returns 0 if every result was right. */
+static int run_msm(int device, const char *list, unsigned reps, unsigned c_forced)
+{
+    unsigned lgs[16], nl = 0, lgmax = 0;
+    for (const char *q = list; *q && nl < 16;) {
+        char *end;
+        unsigned long v = strtoul(q, &end, 10);
+        if (end == q || v < 1 || v > 30) { fprintf(stderr, "--msm: bad size list\n"); return 2; }
+        lgs[nl++] = (unsigned)v;
+        if (v > lgmax) lgmax = (unsigned)v;
+        q = *end == ',' ? end + 1 : end;
+    }
+    if (nl == 0 || reps == 0 || reps > 64) { fprintf(stderr, "--msm: bad arguments\n"); return 2; }
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, device, (size_t)1 << 20);
+    if (st != CUZK_OK) {
+        fprintf(stderr, "msm: context: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        return 1;
+    }
+    size_t nmax = (size_t)1 << lgmax;
+    cuzk_scalar *k = NULL;
+    st = cuzk_gpu_host_alloc((void **)&k, nmax * sizeof *k);
+    if (st != CUZK_OK) {
+        fprintf(stderr, "msm: pinned scalars: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        cuzk_gpu_ctx_destroy(ctx);
+        return 1;
+    }
+    double t0 = bench_now_ns();
+    for (size_t i = 0; i < nmax; i++) rand_scalar(&k[i]);
+    printf("G1 MSM, points resident (generated on the device), random scalars < r in pinned host"
+           " memory\n(%.1f s to draw them); median of %u calls after a checked warm-up; stage"
+           " times from CUDA events.\n", (bench_now_ns() - t0) * 1e-9, reps);
+    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s\n", "n",
+           "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
+           "sort", "accum", "reduce", "sppark", "target", "check");
+    int rc = 0;
+    float *stage = malloc((size_t)reps * 6 * sizeof *stage);
+    double *wall = malloc((size_t)reps * sizeof *wall), *tmp = malloc((size_t)reps * sizeof *tmp);
+    for (unsigned li = 0; li < nl && stage && wall && tmp; li++) {
+        size_t n = (size_t)1 << lgs[li];
+        cuzk_g1_affine bs[2];
+        rand_point(&bs[0]);
+        rand_point(&bs[1]);
+        cuzk_gpu_g1_msm_plan *plan = NULL;
+        double tg = bench_now_ns();
+        st = cuzk_gpu_g1_msm_plan_create_seq(ctx, &plan, n, c_forced, &bs[0], &bs[1]);
+        tg = (bench_now_ns() - tg) * 1e-6;
+        if (st != CUZK_OK) {
+            fprintf(stderr, "2^%u: plan: %s (%s)\n", lgs[li], cuzk_strerror(st),
+                    cuzk_gpu_last_error());
+            rc = 1;
+            continue;
+        }
+        /* Expected: [S0] B + [S1] S, S0 = sum k_j, S1 = sum j k_j (mod r). */
+        cuzk_fr s0 = {{0}}, s1 = {{0}}, t, m0, m1;
+        for (size_t j = n; j-- > 0;) {
+            memcpy(t.l, k[j].l, sizeof t.l);
+            cuzk_fr_add(&s0, &s0, &t);
+            if (j) cuzk_fr_add(&s1, &s1, &s0);
+        }
+        cuzk_g1_jac want, jb, js, got;
+        (void)cuzk_fr_from_limbs(&m0, s0.l);
+        (void)cuzk_fr_from_limbs(&m1, s1.l);
+        cuzk_g1_from_affine(&jb, &bs[0]);
+        cuzk_g1_from_affine(&js, &bs[1]);
+        cuzk_g1_mul(&jb, &jb, &m0);
+        cuzk_g1_mul(&js, &js, &m1);
+        cuzk_g1_add(&want, &jb, &js);
+        st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
+        int ok = st == CUZK_OK && cuzk_g1_jac_eq(&want, &got);
+        for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
+            double w0 = bench_now_ns();
+            st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
+            wall[r] = (bench_now_ns() - w0) * 1e-6;
+            cuzk_gpu_msm_timing tm;
+            (void)cuzk_gpu_g1_msm_plan_timing(plan, &tm);
+            float *s = stage + (size_t)r * 6;
+            s[0] = tm.total, s[1] = tm.upload, s[2] = tm.digits, s[3] = tm.sort;
+            s[4] = tm.accumulate, s[5] = tm.reduce;
+        }
+        if (st != CUZK_OK) {
+            fprintf(stderr, "2^%u: msm: %s (%s)\n", lgs[li], cuzk_strerror(st),
+                    cuzk_gpu_last_error());
+            ok = 0;
+        }
+        ok = ok && cuzk_g1_jac_eq(&want, &got);
+        double med[6];
+        for (int q = 0; q < 6; q++) {
+            for (unsigned r = 0; r < reps; r++) tmp[r] = stage[(size_t)r * 6 + q];
+            med[q] = median_d(tmp, reps);
+        }
+        for (unsigned r = 0; r < reps; r++) tmp[r] = stage[(size_t)r * 6] - stage[(size_t)r * 6 + 1];
+        double dev_noup = median_d(tmp, reps);
+        double mw = median_d(wall, reps);
+        double sp = sppark_ms(lgs[li]);
+        char sps[16] = "-", tgs[16] = "-";
+        if (sp > 0) snprintf(sps, sizeof sps, "%.2fx", sp / med[0]);
+        if (lgs[li] == 26) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / 150.0);
+        printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
+               " %7s %7s  %s\n",
+               lgs[li], cuzk_gpu_g1_msm_plan_window(plan), (255 + cuzk_gpu_g1_msm_plan_window(plan) - 1) /
+               cuzk_gpu_g1_msm_plan_window(plan), cuzk_gpu_g1_msm_plan_device_bytes(plan) / 1e9, tg,
+               mw, med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], sps, tgs,
+               ok ? "ok" : "MISMATCH");
+        fflush(stdout);
+        if (!ok) rc = 1;
+        cuzk_gpu_g1_msm_plan_destroy(plan);
+    }
+    printf("sppark = sppark's time / our device time (> 1: faster); target = our device time /"
+           " 150 ms (<= 1 meets it)\n");
+    free(stage);
+    free(wall);
+    free(tmp);
+    cuzk_gpu_host_free(k);
+    cuzk_gpu_ctx_destroy(ctx);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- NTT -- */
+
+/* "20,24,26" -> sizes; returns non-zero on a bad list. */
+static int parse_ntt_sizes(const char *v, unsigned *sizes, int *n)
+{
+    *n = 0;
+    while (*v) {
+        char *end;
+        unsigned long x = strtoul(v, &end, 10);
+        if (end == v || x < 1 || x > CUZK_NTT_MAX_LOG || *n == 16) return 1;
+        sizes[(*n)++] = (unsigned)x;
+        v = end;
+        if (*v == ',') v++;
+        else if (*v) return 1;
+    }
+    return *n == 0;
+}
+
+/* sum_i a[i] z^i over chunks of [0, n): Horner from the top, times z^start. */
+typedef struct {
+    const cuzk_fr *a;
+    size_t n, nchunks;
+    cuzk_fr z;
+    cuzk_fr *partial; /* one per chunk */
+} horner_t;
+
+static void horner_range(void *ctx, size_t b, size_t e)
+{
+    horner_t *h = ctx;
+    size_t len = h->n / h->nchunks;
+    for (size_t c = b; c < e; c++) {
+        size_t lo = len * c, hi = c + 1 == h->nchunks ? h->n : lo + len;
+        cuzk_fr acc = CUZK_FR_ZERO, zb;
+        for (size_t i = hi; i-- > lo;) {
+            cuzk_fr_mul(&acc, &acc, &h->z);
+            cuzk_fr_add(&acc, &acc, &h->a[i]);
+        }
+        uint64_t e64 = lo;
+        cuzk_fr_pow(&zb, &h->z, &e64, 1);
+        cuzk_fr_mul(&h->partial[c], &acc, &zb);
+    }
+}
+
+/* Output k of transform `kind` of a (n points), computed directly. */
+static void ntt_point(cuzk_fr *r, const cuzk_ntt_domain *cd, int kind, const cuzk_fr *a, size_t n,
+                      size_t k)
+{
+    enum { CHUNKS = 256 };
+    cuzk_fr partial[CHUNKS], w = *cuzk_ntt_omega(cd), g = *cuzk_ntt_coset_shift(cd), t;
+    int inv = kind == CUZK_GPU_NTT_INVERSE || kind == CUZK_GPU_NTT_COSET_INVERSE;
+    if (inv) cuzk_fr_inv(&w, &w);
+    horner_t h = {a, n, n < CHUNKS ? 1 : CHUNKS, CUZK_FR_ZERO, partial};
+    uint64_t e64 = k;
+    cuzk_fr_pow(&h.z, &w, &e64, 1);
+    if (kind == CUZK_GPU_NTT_COSET_FORWARD) cuzk_fr_mul(&h.z, &h.z, &g);
+    cuzk_parallel_for(h.nchunks, 1, cuzk_ncores(), horner_range, &h);
+    *r = CUZK_FR_ZERO;
+    for (size_t c = 0; c < h.nchunks; c++) cuzk_fr_add(r, r, &partial[c]);
+    if (inv) { /* times 1/n */
+        cuzk_fr_from_u64(&t, n);
+        cuzk_fr_inv(&t, &t);
+        cuzk_fr_mul(r, r, &t);
+    }
+    if (kind == CUZK_GPU_NTT_COSET_INVERSE) { /* times g^-k */
+        cuzk_fr_inv(&t, &g);
+        cuzk_fr_pow(&t, &t, &e64, 1);
+        cuzk_fr_mul(r, r, &t);
+    }
+}
+
+/* sppark's forward NTT on the same card, research/gpu-sota.md §3 (ms). */
+static double sppark_ntt_ms(unsigned log_n)
+{
+    switch (log_n) {
+    case 20: return 0.256;
+    case 22: return 1.04;
+    case 24: return 4.42;
+    case 25: return 9.42;
+    case 26: return 20.9;
+    case 27: return 42.3;
+    case 28: return 92.9;
+    default: return 0;
+    }
+}
+
+static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned *sizes,
+                     int nsizes, unsigned reps, cuzk_roots roots)
+{
+    static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
+    unsigned maxlog = 0;
+    for (int i = 0; i < nsizes; i++)
+        if (sizes[i] > maxlog) maxlog = sizes[i];
+    size_t nmax = (size_t)1 << maxlog;
+    double peak = (double)di->sm_count * 64 * di->clock_khz * 1e3;
+    cuzk_fr *a = malloc(nmax * sizeof *a), *out = malloc(nmax * sizeof *out);
+    float *ms = malloc(reps * sizeof *ms);
+    cuzk_gpu_ctx *ctx = NULL;
+    int rc = 1;
+    cuzk_status st;
+    if (!a || !out || !ms) {
+        fprintf(stderr, "ntt: out of host memory\n");
+        goto done;
+    }
+    fill_random(a, nmax, 0);
+    st = cuzk_gpu_ctx_create(&ctx, device, 2 * nmax * sizeof(cuzk_fr));
+    if (st != CUZK_OK) {
+        fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        goto done;
+    }
+    printf("\nNTT over Fr (%s roots), data resident on the device; median of %u runs after 1 "
+           "warm-up, each on a fresh copy of random data\n",
+           roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", reps);
+    printf("floor = (n/2) log n x 136 IMAD at P (gpu-sota.md 5.6); pipe = the same at 264 IMAD "
+           "slots per multiplication\n");
+    printf("%-5s %-9s %-8s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n", "kind", "split",
+           "regs", "b/SM", "median ms", "min ms", "GB/s 1ps", "floor", "x floor", "pipe", "x pipe",
+           "sppark", "check");
+    rc = 0;
+    for (int si = 0; si < nsizes; si++) {
+        unsigned L = sizes[si];
+        size_t n = (size_t)1 << L;
+        cuzk_gpu_ntt_domain *d = NULL;
+        cuzk_ntt_domain *cd = NULL;
+        st = cuzk_gpu_ntt_domain_create(ctx, &d, L, roots);
+        if (st != CUZK_OK || cuzk_ntt_domain_create(&cd, L, roots, 0) != CUZK_OK) {
+            fprintf(stderr, "ntt 2^%u: domain: %s (%s)\n", L, cuzk_strerror(st),
+                    cuzk_gpu_last_error());
+            cuzk_gpu_ntt_domain_destroy(d);
+            rc = 1;
+            continue;
+        }
+        cuzk_gpu_ntt_info info;
+        memset(&info, 0, sizeof info);
+        (void)cuzk_gpu_ntt_get_info(d, &info);
+        double floor_ms = (double)n / 2 * L * 136 / peak * 1e3;
+        double pipe_ms = (double)n / 2 * L * 264 / peak * 1e3;
+        for (int kind = 0; kind < 4; kind++) {
+            st = cuzk_gpu_ntt_time(d, (cuzk_gpu_ntt_kind)kind, a, 1, reps, ms, out);
+            if (st != CUZK_OK) {
+                fprintf(stderr, "ntt 2^%u %s: %s (%s)\n", L, kind_names[kind], cuzk_strerror(st),
+                        cuzk_gpu_last_error());
+                rc = 1;
+                continue;
+            }
+            int ok = 1;
+            size_t ks[2] = {(size_t)(kr64() % n), n - 1};
+            for (int c = 0; c < 2; c++) {
+                cuzk_fr want;
+                ntt_point(&want, cd, kind, a, n, ks[c]);
+                ok &= !memcmp(&want, &out[ks[c]], sizeof want);
+            }
+            rc |= !ok;
+            qsort(ms, reps, sizeof *ms, cmp_float);
+            double med = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+            double gbs = 2.0 * n * sizeof(cuzk_fr) / (med * 1e-3) / 1e9;
+            char split[32], spb[16] = "-";
+            snprintf(split, sizeof split, "%d+%d+%d", info.k1, info.k2, info.k1);
+            double sp = kind == 0 ? sppark_ntt_ms(L) : 0;
+            if (sp > 0) snprintf(spb, sizeof spb, "%.3f", sp);
+            printf("%-5u %-9s %-8s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f %7s %s\n", L,
+                   kind_names[kind], split, info.regs, info.blocks_per_sm[0], med, ms[0], gbs,
+                   floor_ms, med / floor_ms, pipe_ms, med / pipe_ms, spb, ok ? "ok" : "MISMATCH");
+            fflush(stdout);
+        }
+        if (info.local_bytes)
+            printf("      (pass kernel: %d bytes of local memory per thread; blocks/SM of the "
+                   "3 passes: %d %d %d)\n",
+                   info.local_bytes, info.blocks_per_sm[0], info.blocks_per_sm[1],
+                   info.blocks_per_sm[2]);
+        cuzk_ntt_domain_destroy(cd);
+        cuzk_gpu_ntt_domain_destroy(d);
+    }
+done:
+    cuzk_gpu_ctx_destroy(ctx);
+    free(a);
+    free(out);
+    free(ms);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -192,7 +565,11 @@ static void usage(FILE *f)
             "  then variants 1-4. Variant 1 is for comparison: mul = product\n"
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
-            "  --calibrate first measures the multiply-add instruction rates.\n");
+            "  --calibrate first measures the multiply-add instruction rates.\n"
+            "  --msm 20,24,26 [--msm-reps R] [--msm-c C]: G1 MSM rows instead (sizes as log2;\n"
+            "  R default 5; C forces the window size).\n"
+            "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
+            "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n");
 }
 
 int bench_kernels(int argc, char **argv)
@@ -200,7 +577,12 @@ int bench_kernels(int argc, char **argv)
     opts_t o = {1024, 11, 4, 0, 0};
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
     int sweep = 0, device = 0, calibrate = 0;
-    const char *only = NULL;
+    const char *only = NULL, *msm = NULL;
+    unsigned msm_reps = 5, msm_c = 0;
+    int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
+    unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
+    int ntt_nsizes = 4;
+    cuzk_roots ntt_roots = CUZK_ROOTS_BELLPERSON;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--sweep")) sweep = 1;
@@ -214,9 +596,20 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--variant")) { cfg.variant = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--device")) { device = atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--kernel")) { only = v; i++; }
+        else if (v && !strcmp(argv[i], "--msm")) { msm = v; i++; }
+        else if (v && !strcmp(argv[i], "--msm-reps")) { msm_reps = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--msm-c")) { msm_c = (unsigned)atoi(v); i++; }
+        else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
+        else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
+        else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;
+        else if (v && !strcmp(argv[i], "--ntt-reps")) { ntt_reps = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--ntt-sizes")) {
+            if (parse_ntt_sizes(v, ntt_sizes, &ntt_nsizes)) { usage(stderr); return 2; }
+            i++;
+        }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves) { usage(stderr); return 2; }
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps) { usage(stderr); return 2; }
 
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count);
@@ -235,6 +628,8 @@ int bench_kernels(int argc, char **argv)
     o.peak = (double)di.sm_count * 64 * di.clock_khz * 1e3;
     printf("cuzk-bench kernels: %s, cc %d.%d, %d SMs, %d MHz max\n", di.name, di.cc_major,
            di.cc_minor, di.sm_count, di.clock_khz / 1000);
+    if (msm) return run_msm(device, msm, msm_reps, msm_c);
+    if (ntt_mode == 2) return bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     printf("IMAD peak P = SMs x 64 x clock = %.2f T/s; mul peak = P / (Fr 136, Fp 300 IMAD)"
            " = Fr %.1f, Fp %.1f G/s;\npipe peak = P / IMAD slots in the SASS (Fr 264, Fp 588;"
            " IMAD.WIDE = 2 slots) = Fr %.1f, Fp %.1f G/s\n",
@@ -295,6 +690,7 @@ int bench_kernels(int argc, char **argv)
                best_cfg.variant, best_cfg.block, best_cfg.ilp, best);
     }
     cuzk_gpu_ctx_destroy(ctx);
+    if (ntt_mode) rc |= bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     return rc;
 }
 

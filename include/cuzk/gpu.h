@@ -130,6 +130,159 @@ cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field field, cuzk
 cuzk_status cuzk_gpu_imad_probe(cuzk_gpu_ctx *ctx, int kind, unsigned iters,
                                 double *products_per_s, const char **desc);
 
+/* ============================================================ G1 MSM ====
+ * (src/gpu/msm.cu, msm.cuh, ec.cuh)
+ *
+ *   r = sum_{i<n} [k_i] P_i   on G1, the points resident on the device.
+ *
+ * The same function as cuzk_g1_msm (include/cuzk/msm.h), with the same
+ * inputs: affine points with infinity = (0, 0) (skipped), in the order-r
+ * subgroup; canonical scalars (cuzk_scalar; any 256-bit value is taken mod
+ * r). Pippenger with signed c-bit digits, a radix sort of (bucket, point)
+ * pairs, bucket accumulation in XYZZ coordinates balanced over equal-size
+ * chunks of the sorted pairs, and a two-level running-sum bucket reduction,
+ * all on the device; the host adds the ~12-32 window sums.
+ *
+ * A plan holds a fixed point set (a proving key's bases) and every buffer an
+ * MSM over it needs, allocated once in device memory when the plan is made
+ * (not from the context's pool): about 96 B per point, 32 B per scalar,
+ * 16 B per (window, point) sort entry, and 192 B per bucket; for 2^26 points
+ * and c = 22, ~28 GB (cuzk_gpu_g1_msm_plan_device_bytes). cuzk_gpu_g1_msm
+ * itself allocates nothing. A plan belongs to the context it was made on and
+ * is used by one host thread at a time, like its context. Destroy plans
+ * before their context. */
+#include <cuzk/ec.h>
+#include <cuzk/msm.h>
+
+typedef struct cuzk_gpu_g1_msm_plan cuzk_gpu_g1_msm_plan;
+
+/* Device time of the last cuzk_gpu_g1_msm call on a plan, milliseconds,
+ * from CUDA events on the context's stream: scalar upload (0 for device
+ * scalars), digits (and bucket clearing), sort, accumulate (with the
+ * combination of split buckets), reduce; total = their sum (the final copy
+ * of the window sums and the host's ~255 doublings are not included). */
+typedef struct {
+    float upload, digits, sort, accumulate, reduce, total;
+} cuzk_gpu_msm_timing;
+
+/* The window size a plan for n points gets with c = 0 (a cost model, see
+ * msm.cu). */
+unsigned cuzk_gpu_g1_msm_window(size_t n);
+
+/* Makes a plan for points[0..n) (host memory, copied; 1 <= n <= 2^31) with
+ * window size c (8..23; 0 = cuzk_gpu_g1_msm_window(n)). *plan is set on
+ * success only. Synchronous. CUZK_ERR_NO_MEMORY if the device is too small. */
+cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
+                                        const cuzk_g1_affine *points, size_t n, unsigned c);
+
+/* For benchmarks: a plan whose points P_j = base + j step (j < n) are made
+ * on the device (~40 field multiplications per point). base and step must
+ * not be infinity, and no P_j may be (true for random base and step with
+ * overwhelming probability). With these points sum_j k_j P_j =
+ * [sum k_j] base + [sum j k_j] step, which a benchmark can check cheaply. */
+cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
+                                            size_t n, unsigned c, const cuzk_g1_affine *base,
+                                            const cuzk_g1_affine *step);
+
+/* Waits for the context's stream, then frees the plan. NULL is a no-op. */
+void cuzk_gpu_g1_msm_plan_destroy(cuzk_gpu_g1_msm_plan *plan);
+
+unsigned cuzk_gpu_g1_msm_plan_window(const cuzk_gpu_g1_msm_plan *plan);
+size_t cuzk_gpu_g1_msm_plan_device_bytes(const cuzk_gpu_g1_msm_plan *plan);
+
+/* *r = sum_{i<n} [scalars[i]] P_i over the plan's first n points
+ * (n <= the plan's size; n = 0 gives infinity). scalars may be device
+ * memory (read in place) or host memory (copied; pinned memory, e.g. from
+ * cuzk_gpu_host_alloc, copies at full PCIe speed). Synchronous: returns when
+ * the result is on the host. Allocates nothing. */
+cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *plan,
+                            const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r);
+
+/* The stage times of the plan's last cuzk_gpu_g1_msm call. */
+cuzk_status cuzk_gpu_g1_msm_plan_timing(const cuzk_gpu_g1_msm_plan *plan,
+                                        cuzk_gpu_msm_timing *t);
+
+/* Pinned (page-locked) host memory, for scalars and other transfers.
+ * Free with cuzk_gpu_host_free (NULL is a no-op). */
+cuzk_status cuzk_gpu_host_alloc(void **ptr, size_t bytes);
+void cuzk_gpu_host_free(void *ptr);
+/* ======================================================== end G1 MSM ==== */
+
+/* ================================================================ NTT == */
+/* Number-theoretic transforms over Fr on the GPU, bit-identical to the CPU
+ * backend (include/cuzk/poly.h: same conventions, same omega and coset shift
+ * g, natural order in and out, in place, the inverse includes 1/n).
+ *
+ * A GPU domain holds the twiddle tables of one size and convention in device
+ * memory (computed once, when it is created; about 21 MiB at 2^28) and is
+ * bound to the context it was created on: transforms run on that context's
+ * stream. n = 2^log_n elements of 32 bytes (cuzk_fr layout) are transformed
+ * in three passes over device memory (src/gpu/ntt.cuh says how). */
+
+#include <cuzk/poly.h> /* cuzk_roots; inside extern "C" for C++ includers */
+
+typedef struct cuzk_gpu_ntt_domain cuzk_gpu_ntt_domain;
+
+typedef enum {
+    CUZK_GPU_NTT_FORWARD = 0,        /* cuzk_ntt_forward */
+    CUZK_GPU_NTT_INVERSE = 1,        /* cuzk_ntt_inverse */
+    CUZK_GPU_NTT_COSET_FORWARD = 2,  /* cuzk_ntt_coset_forward */
+    CUZK_GPU_NTT_COSET_INVERSE = 3   /* cuzk_ntt_coset_inverse */
+} cuzk_gpu_ntt_kind;
+
+/* Creates a domain of 2^log_n points (1 <= log_n <= 28) on ctx: allocates
+ * and fills its tables (cudaMalloc; synchronous). *d is set on success only;
+ * free it with cuzk_gpu_ntt_domain_destroy, before the context. Errors:
+ * CUZK_ERR_INVALID_ARGUMENT (log_n, roots), CUZK_ERR_NO_MEMORY, CUDA errors. */
+cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **d,
+                                       unsigned log_n, cuzk_roots roots);
+
+/* For tests and tuning: the same, with the split of log_n into digits
+ * forced: log_n = k1 + k2 + k1 with 1 <= k1 <= 10 and 1 <= k2 <= 8
+ * (cuzk_gpu_ntt_domain_create picks k2 near log_n / 3). */
+cuzk_status cuzk_gpu_ntt_domain_create_split(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **d,
+                                             unsigned log_n, cuzk_roots roots, unsigned k1);
+
+/* Waits for the context's stream, then frees the domain. NULL is a no-op. */
+void cuzk_gpu_ntt_domain_destroy(cuzk_gpu_ntt_domain *d);
+
+/* n = 2^log_n (0 for NULL). */
+size_t cuzk_gpu_ntt_size(const cuzk_gpu_ntt_domain *d);
+
+/* Transforms n elements at dev_a, a DEVICE pointer (16-byte aligned), in
+ * place. Enqueued on the context's stream and asynchronous: it returns
+ * before the work is done, and errors of the running kernels show at the
+ * next synchronizing call. Allocates nothing; no device-wide syncs. */
+cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind, cuzk_fr *dev_a);
+
+/* Convenience for tests: a is a HOST array of n elements, copied through the
+ * context's pool (n * 32 bytes must fit, else CUZK_ERR_NO_MEMORY),
+ * transformed and copied back; synchronous. */
+cuzk_status cuzk_gpu_ntt_host(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind, cuzk_fr *a);
+
+/* For benchmarks: uploads host array a (n elements) into the pool (2 n * 32
+ * bytes must fit), then runs warmup + reps transforms, each on a fresh
+ * device-to-device copy of a; ms[k] gets the time of timed run k (CUDA
+ * events around the transform only). out (optional, host, n elements)
+ * receives the last run's result, i.e. the transform of a. Synchronous. */
+cuzk_status cuzk_gpu_ntt_time(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
+                              const cuzk_fr *a, unsigned warmup, unsigned reps, float *ms,
+                              cuzk_fr *out);
+
+typedef struct {
+    int k1, k2;              /* digits: log_n = k1 + k2 + k1 (0, 0 for n <= 4) */
+    int regs, local_bytes;   /* the pass kernel's registers and spills per thread */
+    unsigned threads[3];     /* per pass: threads per block */
+    size_t smem[3];          /*   dynamic shared memory per block */
+    size_t blocks[3];        /*   blocks */
+    int blocks_per_sm[3];    /*   resident blocks per SM */
+    size_t table_bytes;      /* device memory of the twiddle tables */
+} cuzk_gpu_ntt_info;
+
+cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info);
+
+/* ============================================================ end NTT == */
+
 #ifdef __cplusplus
 }
 #endif

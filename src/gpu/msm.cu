@@ -1,0 +1,465 @@
+/* cuzk — G1 MSM on the GPU with device-resident points (include/cuzk/gpu.h,
+ * "G1 MSM"). The stages and their per-thread work are in msm.cuh; this file
+ * holds the kernels, the plan (all device memory of an MSM, allocated once)
+ * and the launch sequence. */
+extern "C" {
+#include <cuzk/ec.h>
+#include <cuzk/ff.h>
+#include <cuzk/msm.h>
+}
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "gpu/gpu_internal.cuh"
+#include "gpu/msm.cuh"
+
+/* ------------------------------------------------------------- kernels -- */
+
+/* inf[i] = 1 iff point i is (0, 0). */
+__global__ void msm_inf_kernel(const uint4 *points, size_t n, uint8_t *inf)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    ec_aff a;
+    ec_load_aff(a, points + i * 6);
+    inf[i] = ec_aff_is_inf(a) ? 1 : 0;
+}
+
+__global__ void msm_digits_kernel(msm_geom g, const uint4 *scalars, const uint8_t *inf,
+                                  uint32_t n, uint32_t *keys, uint32_t *vals)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    msm_digits_thread(g, scalars, inf, n, keys, vals, i);
+}
+
+/* ZZ = 0 (infinity) in every bucket. */
+__global__ void msm_clear_kernel(uint4 *buckets, size_t count)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    uint4 z = make_uint4(0, 0, 0, 0);
+    uint4 *p = buckets + i * 12 + 6;
+    p[0] = z;
+    p[1] = z;
+    p[2] = z;
+}
+
+__global__ void msm_accumulate_kernel(msm_acc_args a, size_t nchunks)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nchunks) return;
+    msm_accumulate_thread(a, t);
+}
+
+__global__ void msm_combine_kernel(msm_acc_args a, size_t nchunks)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nchunks) return;
+    msm_combine_thread(a, t);
+}
+
+__global__ void msm_reduce1_kernel(msm_geom g, const uint4 *buckets, uint4 *seg)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)g.nwin * g.t1) return;
+    msm_reduce1_thread(g, buckets, seg, i);
+}
+
+/* One block of g.t2 threads per window; the tree steps are separated by
+ * barriers (the nodes live in global memory; __syncthreads orders the
+ * block's global accesses too). */
+__global__ void __launch_bounds__(256) msm_reduce2_kernel(msm_geom g, const uint4 *seg, uint4 *tree, uint4 *win)
+{
+    size_t w = blockIdx.x, t = threadIdx.x;
+    msm_reduce2_start(g, seg, tree, w, t);
+    for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++) {
+        __syncthreads();
+        msm_reduce2_merge(g, tree, w, t, lg_h);
+    }
+    __syncthreads();
+    if (t == 0) msm_reduce2_finish(g, tree, win, w);
+}
+
+__global__ void msm_gen_kernel(ec_aff base, ec_aff step, size_t n, size_t off, size_t nthreads,
+                               uint4 *points, uint4 *tmp)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_gen_thread(base, step, n, off, nthreads, points, tmp, t);
+}
+
+/* ----------------------------------------------------------------- plan -- */
+
+enum { EV_START, EV_UPLOAD, EV_DIGITS, EV_SORT, EV_ACC, EV_REDUCE, EV_COUNT };
+
+struct cuzk_gpu_g1_msm_plan {
+    cuzk_gpu_ctx *ctx;
+    size_t n;              /* points */
+    msm_geom g;
+    size_t nchunks_max;    /* accumulation chunks for n points */
+    void *mem;             /* the one device allocation; the arrays below lie in it */
+    size_t mem_bytes;
+    uint4 *points;         /* n affine points */
+    uint8_t *inf;          /* n flags */
+    uint4 *scalars;        /* n scalars (staging for host input) */
+    uint32_t *keys[2], *vals[2]; /* nwin n each: sort input/output buffers */
+    void *sort_tmp;
+    size_t sort_tmp_bytes;
+    uint4 *buckets;        /* nwin nb XYZZ */
+    uint4 *pieces;         /* 2 nchunks_max XYZZ */
+    uint4 *seg;            /* 2 nwin t1 XYZZ */
+    uint4 *tree;           /* 3 nwin t2 XYZZ */
+    uint4 *win;            /* nwin XYZZ */
+    cuzk_g1_xyzz *win_host; /* pinned, nwin */
+    cudaEvent_t ev[EV_COUNT];
+    cuzk_gpu_msm_timing last;
+};
+
+/* Cost model for the window size, in mixed additions (8M + 2S): the
+ * accumulation does nwin n of them, the bucket reduction 2 XYZZ additions
+ * (12M + 2S each, 1.4 units) per bucket, nwin 2^(c-1) buckets. Estimated
+ * with the field rates measured on the H200 (docs/perf.md: Fp mul 26.4,
+ * sqr 32.5 G/s): 2^26 points -> c = 22 (12 windows), 2^24 -> 20, 2^20 -> 16,
+ * 2^16 -> 13. Measured on the H200 at 2^26 (docs/perf.md, "GPU G1 MSM"):
+ * accumulation 383 ms, reduction 38 ms, i.e. 0.48 ns per mixed addition and
+ * 0.76 ns per reduction addition, so a bucket costs 2 x 0.76 / 0.48 = 3.2
+ * units rather than 2.8; with 3.2 the choice at 2^26 is still c = 22 (c = 20
+ * is 1% worse). c = 23 keeps 12 windows and doubles the reduction; c = 24
+ * (11 windows) saves ~32 ms of accumulation for ~100 ms more reduction. */
+static unsigned msm_choose_c(size_t n)
+{
+    double best = -1;
+    unsigned bc = 8;
+    for (unsigned c = 8; c <= 23; c++) {
+        double W = (double)((255 + c - 1) / c), nb = (double)((size_t)1 << (c - 1));
+        double cost = W * (double)n + 2.8 * W * nb;
+        if (best < 0 || cost < best) best = cost, bc = c;
+    }
+    return bc;
+}
+
+static unsigned lg2(size_t x)
+{
+    unsigned l = 0;
+    while (((size_t)1 << l) < x) l++;
+    return l;
+}
+
+static void msm_geom_init(msm_geom *g, unsigned c)
+{
+    g->c = c;
+    g->nwin = (255 + c - 1) / c;
+    g->nb = 1u << (c - 1);
+    g->sentinel = g->nwin * g->nb;
+    g->keybits = lg2((size_t)g->sentinel + 1);
+    /* Level 1: at most 2^13 segments per window (x 12 windows: ~2 waves of
+     * the H200 at ~380 resident threads per SM), at least 16 buckets per
+     * segment when there are that many. Level 2: up to 256 threads per
+     * window, each taking s2 <= 32 segments (its serial work, ~3 s2 XYZZ
+     * additions, runs on 12-32 SMs only, so it is kept short). */
+    uint32_t s1 = g->nb >> 13;
+    uint32_t mn = g->nb < 16 ? g->nb : 16;
+    if (s1 < mn) s1 = mn;
+    g->s1 = s1;
+    g->t1 = g->nb / s1;
+    g->t2 = g->t1 < 256 ? g->t1 : 256;
+    g->s2 = g->t1 / g->t2;
+    g->lg_s1 = lg2(g->s1);
+    g->lg_s2 = lg2(g->s2);
+}
+
+extern "C" unsigned cuzk_gpu_g1_msm_window(size_t n) { return msm_choose_c(n); }
+
+static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+extern "C" void cuzk_gpu_g1_msm_plan_destroy(cuzk_gpu_g1_msm_plan *p)
+{
+    if (!p) return;
+    /* Errors here cannot be reported; each release is attempted. */
+    (void)cudaSetDevice(p->ctx->device);
+    (void)cudaStreamSynchronize(p->ctx->stream);
+    if (p->mem) (void)cudaFree(p->mem);
+    if (p->win_host) (void)cudaFreeHost(p->win_host);
+    for (int i = 0; i < EV_COUNT; i++)
+        if (p->ev[i]) (void)cudaEventDestroy(p->ev[i]);
+    (void)cudaGetLastError();
+    free(p);
+}
+
+/* Allocates a plan for n points (uninitialised points). */
+static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **out, size_t n, unsigned c)
+{
+    if (!ctx || !out || n == 0 || n > ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARGUMENT;
+    if (c == 0) c = msm_choose_c(n);
+    if (c < 8 || c > 23) return CUZK_ERR_INVALID_ARGUMENT;
+    msm_geom g;
+    msm_geom_init(&g, c);
+    size_t m = (size_t)g.nwin * n;
+    if (m > 0xffffffffull - MSM_CHUNK) return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+
+    cuzk_gpu_g1_msm_plan *p = (cuzk_gpu_g1_msm_plan *)calloc(1, sizeof *p);
+    if (!p) return CUZK_ERR_NO_MEMORY;
+    p->ctx = ctx;
+    p->n = n;
+    p->g = g;
+    p->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+
+    cuzk_status st = CUZK_OK;
+    cudaError_t e = cudaSuccess;
+    {
+        /* CUB's scratch for the largest sort. */
+        cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+        e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp_bytes, dk, dv, (uint32_t)m, 0,
+                                            (int)g.keybits, ctx->stream);
+    }
+    size_t sz[11] = {
+        n * 96,                              /* points */
+        n,                                   /* inf */
+        n * 32,                              /* scalars */
+        m * 4, m * 4, m * 4, m * 4,          /* keys, vals x2 */
+        p->sort_tmp_bytes,
+        (size_t)g.nwin * g.nb * 192,         /* buckets */
+        2 * p->nchunks_max * 192,            /* pieces */
+        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * 192 /* seg, tree, win */
+    };
+    size_t off[11], total = 0;
+    for (int i = 0; i < 11; i++) off[i] = total, total += align256(sz[i]);
+    if (e == cudaSuccess) e = cudaMalloc(&p->mem, total);
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&p->win_host, g.nwin * sizeof(cuzk_g1_xyzz));
+    for (int i = 0; i < EV_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&p->ev[i]);
+    if (e != cudaSuccess) {
+        st = cuzk_gpu_fail(e, "msm plan allocation", __FILE__, __LINE__);
+        cuzk_gpu_g1_msm_plan_destroy(p);
+        return st;
+    }
+    char *b = (char *)p->mem;
+    p->mem_bytes = total;
+    p->points = (uint4 *)(b + off[0]);
+    p->inf = (uint8_t *)(b + off[1]);
+    p->scalars = (uint4 *)(b + off[2]);
+    p->keys[0] = (uint32_t *)(b + off[3]);
+    p->keys[1] = (uint32_t *)(b + off[4]);
+    p->vals[0] = (uint32_t *)(b + off[5]);
+    p->vals[1] = (uint32_t *)(b + off[6]);
+    p->sort_tmp = b + off[7];
+    p->buckets = (uint4 *)(b + off[8]);
+    p->pieces = (uint4 *)(b + off[9]);
+    p->seg = (uint4 *)(b + off[10]);
+    p->tree = p->seg + (size_t)2 * g.nwin * g.t1 * 12;
+    p->win = p->tree + (size_t)3 * g.nwin * g.t2 * 12;
+    *out = p;
+    return CUZK_OK;
+}
+
+static unsigned blocks_for(size_t threads, unsigned block)
+{
+    return (unsigned)((threads + block - 1) / block);
+}
+
+/* Marks the points at infinity; then waits for the stream. */
+static cuzk_status plan_finish(cuzk_gpu_g1_msm_plan *p)
+{
+    msm_inf_kernel<<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n, p->inf);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaStreamSynchronize(p->ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
+                                                   const cuzk_g1_affine *points, size_t n,
+                                                   unsigned c)
+{
+    if (!points || !plan) return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_gpu_g1_msm_plan *p = NULL;
+    cuzk_status st = plan_alloc(ctx, &p, n, c);
+    if (st != CUZK_OK) return st;
+    cudaError_t e = cudaMemcpyAsync(p->points, points, n * sizeof(cuzk_g1_affine),
+                                    cudaMemcpyHostToDevice, ctx->stream);
+    if (e != cudaSuccess) st = cuzk_gpu_fail(e, "msm points upload", __FILE__, __LINE__);
+    if (st == CUZK_OK) st = plan_finish(p);
+    if (st != CUZK_OK) {
+        cuzk_gpu_g1_msm_plan_destroy(p);
+        return st;
+    }
+    *plan = p;
+    return CUZK_OK;
+}
+
+/* Points per generation batch: bounds the temporary (144 B per point). */
+#define MSM_GEN_BATCH ((size_t)1 << 22)
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
+                                                       cuzk_gpu_g1_msm_plan **plan, size_t n,
+                                                       unsigned c, const cuzk_g1_affine *base,
+                                                       const cuzk_g1_affine *step)
+{
+    if (!plan || !base || !step || cuzk_g1_affine_is_inf(base) || cuzk_g1_affine_is_inf(step))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_gpu_g1_msm_plan *p = NULL;
+    cuzk_status st = plan_alloc(ctx, &p, n, c);
+    if (st != CUZK_OK) return st;
+    ec_aff b, s;
+    memcpy(&b, base, sizeof b);
+    memcpy(&s, step, sizeof s);
+    size_t batch = n < MSM_GEN_BATCH ? n : MSM_GEN_BATCH;
+    size_t nthreads = (batch + MSM_GEN_K - 1) / MSM_GEN_K;
+    void *tmp = NULL;
+    cudaError_t e = cudaMalloc(&tmp, nthreads * MSM_GEN_K * 144);
+    for (size_t off = 0; e == cudaSuccess && off < n; off += batch) {
+        msm_gen_kernel<<<blocks_for(nthreads, 128), 128, 0, ctx->stream>>>(
+            b, s, n, off, nthreads, p->points, (uint4 *)tmp);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
+    if (tmp) {
+        cudaError_t e2 = cudaFree(tmp);
+        if (e == cudaSuccess) e = e2;
+    }
+    if (e != cudaSuccess) st = cuzk_gpu_fail(e, "msm point generation", __FILE__, __LINE__);
+    if (st == CUZK_OK) st = plan_finish(p);
+    if (st != CUZK_OK) {
+        cuzk_gpu_g1_msm_plan_destroy(p);
+        return st;
+    }
+    *plan = p;
+    return CUZK_OK;
+}
+
+extern "C" unsigned cuzk_gpu_g1_msm_plan_window(const cuzk_gpu_g1_msm_plan *p)
+{
+    return p ? p->g.c : 0;
+}
+
+extern "C" size_t cuzk_gpu_g1_msm_plan_device_bytes(const cuzk_gpu_g1_msm_plan *p)
+{
+    return p ? p->mem_bytes : 0;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_timing(const cuzk_gpu_g1_msm_plan *p,
+                                                   cuzk_gpu_msm_timing *t)
+{
+    if (!p || !t) return CUZK_ERR_INVALID_ARGUMENT;
+    *t = p->last;
+    return CUZK_OK;
+}
+
+/* ----------------------------------------------------------------- MSM -- */
+
+/* Block sizes. Accumulation: 128 threads; the kernel takes 164 registers
+ * per thread (ptxas, sm_90, no spills), so 3 blocks (12 warps) fit an SM.
+ * The reduction kernels take 255 registers with small spills (ec_add on two
+ * XYZZ points in registers); not tuned. */
+#define MSM_ACC_BLOCK 128
+#define MSM_RED_BLOCK 128
+
+extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *p,
+                                       const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
+{
+    if (!ctx || !p || !r || p->ctx != ctx || n > p->n || (n && !scalars))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    memset(&p->last, 0, sizeof p->last);
+    if (n == 0) {
+        cuzk_g1_jac_set_inf(r);
+        return CUZK_OK;
+    }
+    const msm_geom &g = p->g;
+    cudaStream_t s = ctx->stream;
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+
+    /* Scalars already on the device are read in place; host scalars (pinned
+     * for full speed) are copied to the plan's staging buffer. */
+    cudaPointerAttributes pa;
+    CUZK_CUDA_TRY(cudaPointerGetAttributes(&pa, scalars));
+    const uint4 *sc = (const uint4 *)scalars;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    if (pa.type != cudaMemoryTypeDevice && pa.type != cudaMemoryTypeManaged) {
+        CUZK_CUDA_TRY(cudaMemcpyAsync(p->scalars, scalars, n * sizeof(cuzk_scalar),
+                                      cudaMemcpyHostToDevice, s));
+        sc = p->scalars;
+    }
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_UPLOAD], s));
+
+    size_t m = (size_t)g.nwin * n;
+    msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, sc, p->inf, (uint32_t)n, p->keys[0],
+                                                         p->vals[0]);
+    CUZK_CUDA_TRY_LAUNCH();
+    size_t nbuckets = (size_t)g.nwin * g.nb;
+    msm_clear_kernel<<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_DIGITS], s));
+
+    cub::DoubleBuffer<uint32_t> dk(p->keys[0], p->keys[1]), dv(p->vals[0], p->vals[1]);
+    size_t tmp_bytes = p->sort_tmp_bytes;
+    CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(p->sort_tmp, tmp_bytes, dk, dv, (uint32_t)m, 0,
+                                                  (int)g.keybits, s));
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_SORT], s));
+
+    msm_acc_args a;
+    a.keys = dk.Current();
+    a.vals = dv.Current();
+    a.m = m;
+    a.sentinel = g.sentinel;
+    a.points = p->points;
+    a.buckets = p->buckets;
+    a.pieces = p->pieces;
+    size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    msm_accumulate_kernel<<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(a, nchunks);
+    CUZK_CUDA_TRY_LAUNCH();
+    msm_combine_kernel<<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(a, nchunks);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
+
+    size_t nseg = (size_t)g.nwin * g.t1;
+    msm_reduce1_kernel<<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(g, p->buckets,
+                                                                                 p->seg);
+    CUZK_CUDA_TRY_LAUNCH();
+    msm_reduce2_kernel<<<g.nwin, g.t2, 0, s>>>(g, p->seg, p->tree, p->win);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, p->win, g.nwin * sizeof(cuzk_g1_xyzz),
+                                  cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_TRY(cudaStreamSynchronize(s));
+
+    /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
+    cuzk_g1_jac acc, t;
+    cuzk_g1_jac_set_inf(&acc);
+    for (unsigned w = g.nwin; w-- > 0;) {
+        if (w + 1 < g.nwin)
+            for (unsigned i = 0; i < g.c; i++) cuzk_g1_dbl(&acc, &acc);
+        cuzk_g1_xyzz_to_jac(&t, &p->win_host[w]);
+        cuzk_g1_add(&acc, &acc, &t);
+    }
+    *r = acc;
+
+    float ms[EV_COUNT];
+    for (int i = 1; i < EV_COUNT; i++)
+        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms[i], p->ev[i - 1], p->ev[i]));
+    p->last.upload = ms[EV_UPLOAD];
+    p->last.digits = ms[EV_DIGITS];
+    p->last.sort = ms[EV_SORT];
+    p->last.accumulate = ms[EV_ACC];
+    p->last.reduce = ms[EV_REDUCE];
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&p->last.total, p->ev[EV_START], p->ev[EV_REDUCE]));
+    return CUZK_OK;
+}
+
+/* --------------------------------------------------------- pinned memory -- */
+
+extern "C" cuzk_status cuzk_gpu_host_alloc(void **ptr, size_t bytes)
+{
+    if (!ptr || bytes == 0) return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(cudaMallocHost(ptr, bytes));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_host_free(void *ptr)
+{
+    if (ptr) (void)cudaFreeHost(ptr);
+    (void)cudaGetLastError();
+}

@@ -1,0 +1,249 @@
+/* cuzk — the NTT over Fr on the GPU: domains, kernels and the C API
+ * (include/cuzk/gpu.h, NTT section). The passes are in ntt.cuh, the
+ * planning and the twiddle tables in ntt_plan.cuh. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The CPU headers carry no C++ guards: declare them with C linkage before
+ * gpu.h pulls them in. */
+extern "C" {
+#include <cuzk/ff.h>
+#include <cuzk/poly.h>
+}
+
+#include "gpu/gpu_internal.cuh"
+#include "gpu/ntt_plan.cuh"
+
+struct cuzk_gpu_ntt_domain {
+    cuzk_gpu_ctx *ctx;
+    unsigned log_n;
+    cuzk_roots roots;
+    NttTables t;
+    uint4 *tab;             /* device: t.total elements, owned */
+    NttPass pass[4][3];     /* per kind (L >= 3) */
+    size_t blocks[3];       /* grid of each pass */
+};
+
+/* One pass (ntt.cuh): load, rounds, store. 2048-element tiles: 256 threads,
+ * 64 KiB of dynamic shared memory; two blocks per SM are asked for (register
+ * cap 128: 8 elements of 8 limbs per thread plus a multiplication's
+ * temporaries). */
+__global__ void __launch_bounds__(256, 2) ntt_pass_kernel(const NttPass p, uint4 *data)
+{
+    extern __shared__ uint32_t ntt_sm[];
+    const NttBlock B = ntt_block(p, blockIdx.x);
+    ntt_load_phase(p, B, threadIdx.x, data, ntt_sm);
+    __syncthreads();
+    NttRegs R;
+#pragma unroll 1
+    for (int q = 0; q < p.nrounds; q++) {
+        ntt_round_compute(p, q, B, threadIdx.x, ntt_sm, R);
+        /* The last round writes to other threads' slots. */
+        if (q == p.nrounds - 1) __syncthreads();
+        ntt_round_write(p, q, B, R, ntt_sm);
+        __syncthreads();
+    }
+    ntt_store_phase(p, B, threadIdx.x, data, ntt_sm);
+}
+
+/* n <= 4: one thread. */
+__global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, int w,
+                                const uint4 *pre_lo, const uint4 *pre_hi, const uint4 *post_lo,
+                                const uint4 *post_hi, const uint4 *scale)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        ntt_tiny(data, L, inner, kt, w, pre_lo, pre_hi, post_lo, post_hi, scale);
+}
+
+static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
+
+static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, unsigned log_n,
+                                 cuzk_roots roots, unsigned k1)
+{
+    if (!out) return CUZK_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!ctx || log_n < 1 || log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARGUMENT;
+    if (roots != CUZK_ROOTS_BELLPERSON && roots != CUZK_ROOTS_SNARKJS)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    if (k1 && !ntt_split_ok((int)log_n, (int)k1)) return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+
+    /* omega and g exactly as the CPU backend defines them */
+    cuzk_ntt_domain *cd = NULL;
+    cuzk_status st = cuzk_ntt_domain_create(&cd, log_n, roots, 1);
+    if (st != CUZK_OK) return st;
+    NttTables t = ntt_tables_layout((int)log_n, (int)k1);
+    cuzk_fr *host = (cuzk_fr *)malloc(t.total * sizeof(cuzk_fr));
+    cuzk_gpu_ntt_domain *d = (cuzk_gpu_ntt_domain *)calloc(1, sizeof *d);
+    if (!host || !d) {
+        free(host);
+        free(d);
+        cuzk_ntt_domain_destroy(cd);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    ntt_tables_fill(host, t, cuzk_ntt_omega(cd), cuzk_ntt_coset_shift(cd));
+    cuzk_ntt_domain_destroy(cd);
+    d->ctx = ctx;
+    d->log_n = log_n;
+    d->roots = roots;
+    d->t = t;
+
+    cudaError_t e = cudaMalloc(&d->tab, t.total * sizeof(cuzk_fr));
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr), cudaMemcpyHostToDevice,
+                            ctx->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)NTT_SMEM_MAX);
+    free(host);
+    if (e != cudaSuccess) {
+        st = cuzk_gpu_fail(e, "cuzk_gpu_ntt_domain_create", __FILE__, __LINE__);
+        cuzk_gpu_ntt_domain_destroy(d);
+        return st;
+    }
+    if (log_n >= 3) {
+        for (int kind = 0; kind < 4; kind++) ntt_plan_passes(d->pass[kind], t, d->tab, kind);
+        for (int i = 0; i < 3; i++) d->blocks[i] = ntt_plan_blocks(d->pass[0][i], (int)log_n);
+    }
+    *out = d;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **d,
+                                                  unsigned log_n, cuzk_roots roots)
+{
+    return domain_create(ctx, d, log_n, roots, 0);
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_domain_create_split(cuzk_gpu_ctx *ctx,
+                                                        cuzk_gpu_ntt_domain **d, unsigned log_n,
+                                                        cuzk_roots roots, unsigned k1)
+{
+    if (k1 == 0) return CUZK_ERR_INVALID_ARGUMENT;
+    return domain_create(ctx, d, log_n, roots, k1);
+}
+
+extern "C" void cuzk_gpu_ntt_domain_destroy(cuzk_gpu_ntt_domain *d)
+{
+    if (!d) return;
+    (void)cudaSetDevice(d->ctx->device);
+    /* Work queued on the context's stream may still read the tables. */
+    (void)cudaStreamSynchronize(d->ctx->stream);
+    if (d->tab) (void)cudaFree(d->tab);
+    (void)cudaGetLastError();
+    free(d);
+}
+
+extern "C" size_t cuzk_gpu_ntt_size(const cuzk_gpu_ntt_domain *d)
+{
+    return d ? (size_t)1 << d->log_n : 0;
+}
+
+/* Enqueues the transform; no synchronization. */
+static cuzk_status run(const cuzk_gpu_ntt_domain *d, int kind, uint4 *data)
+{
+    cudaStream_t s = d->ctx->stream;
+    const NttTables &t = d->t;
+    if (d->log_n < 3) {
+        const uint4 *tab = d->tab;
+        const bool inv = kind == CUZK_GPU_NTT_INVERSE || kind == CUZK_GPU_NTT_COSET_INVERSE;
+        const bool cf = kind == CUZK_GPU_NTT_COSET_FORWARD, ci = kind == CUZK_GPU_NTT_COSET_INVERSE;
+        ntt_tiny_kernel<<<1, 1, 0, s>>>(data, (int)d->log_n, tab + 2 * (inv ? t.inner_i : t.inner_f),
+                                        t.kt, t.w, cf ? tab + 2 * t.glo : NULL,
+                                        cf ? tab + 2 * t.ghi : NULL, ci ? tab + 2 * t.gilo : NULL,
+                                        ci ? tab + 2 * t.gihi : NULL, inv ? tab + 2 * t.ninv : NULL);
+        CUZK_CUDA_TRY_LAUNCH();
+        return CUZK_OK;
+    }
+    for (int i = 0; i < 3; i++) {
+        const NttPass &p = d->pass[kind][i];
+        ntt_pass_kernel<<<(unsigned)d->blocks[i], 1u << (p.tbits - 3), (size_t)32 << p.tbits, s>>>(
+            p, data);
+        CUZK_CUDA_TRY_LAUNCH();
+    }
+    return CUZK_OK;
+}
+
+static bool kind_ok(cuzk_gpu_ntt_kind kind)
+{
+    return (unsigned)kind <= (unsigned)CUZK_GPU_NTT_COSET_INVERSE;
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
+                                    cuzk_fr *dev_a)
+{
+    if (!d || !dev_a || !kind_ok(kind) || ((uintptr_t)dev_a & 15))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
+    return run(d, (int)kind, (uint4 *)dev_a);
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_host(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
+                                         cuzk_fr *a)
+{
+    if (!d || !a || !kind_ok(kind)) return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_gpu_ctx *ctx = d->ctx;
+    size_t bytes = sizeof(cuzk_fr) << d->log_n;
+    if (bytes > ctx->pool_bytes) return CUZK_ERR_NO_MEMORY;
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(cudaMemcpyAsync(ctx->pool, a, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    cuzk_status st = run(d, (int)kind, (uint4 *)ctx->pool);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(cudaMemcpyAsync(a, ctx->pool, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+    CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_time(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
+                                         const cuzk_fr *a, unsigned warmup, unsigned reps,
+                                         float *ms, cuzk_fr *out)
+{
+    if (!d || !a || !kind_ok(kind) || (reps && !ms)) return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_gpu_ctx *ctx = d->ctx;
+    size_t bytes = sizeof(cuzk_fr) << d->log_n;
+    if (2 * bytes > ctx->pool_bytes) return CUZK_ERR_NO_MEMORY;
+    uint4 *src = (uint4 *)ctx->pool, *buf = (uint4 *)((char *)ctx->pool + bytes);
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(cudaMemcpyAsync(src, a, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    for (unsigned k = 0; k < warmup + reps; k++) {
+        CUZK_CUDA_TRY(cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream));
+        if (k >= warmup) CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
+        cuzk_status st = run(d, (int)kind, buf);
+        if (st != CUZK_OK) return st;
+        if (k < warmup) continue;
+        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
+        CUZK_CUDA_TRY(cudaEventSynchronize(ctx->ev_stop));
+        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms[k - warmup], ctx->ev_start, ctx->ev_stop));
+    }
+    if (out) CUZK_CUDA_TRY(cudaMemcpyAsync(out, buf, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+    CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info)
+{
+    if (!d || !info) return CUZK_ERR_INVALID_ARGUMENT;
+    memset(info, 0, sizeof *info);
+    info->table_bytes = d->t.total * sizeof(cuzk_fr);
+    if (d->log_n < 3) return CUZK_OK;
+    info->k1 = d->t.k1;
+    info->k2 = d->t.k2;
+    CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
+    cudaFuncAttributes fa;
+    CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, ntt_pass_kernel));
+    info->regs = fa.numRegs;
+    info->local_bytes = (int)fa.localSizeBytes;
+    for (int i = 0; i < 3; i++) {
+        const NttPass &p = d->pass[0][i];
+        info->threads[i] = 1u << (p.tbits - 3);
+        info->smem[i] = (size_t)32 << p.tbits;
+        info->blocks[i] = d->blocks[i];
+        int bps = 0;
+        CUZK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &bps, ntt_pass_kernel, (int)info->threads[i], info->smem[i]));
+        info->blocks_per_sm[i] = bps;
+    }
+    return CUZK_OK;
+}

@@ -1,0 +1,447 @@
+/* cuzk — the NTT over Fr on the GPU: one pass of the transform (device code).
+ *
+ * The transform of n = 2^L points (natural order in and out, in place) is
+ * three passes over device memory, each a batch of small DFTs done in shared
+ * memory (the "four-step" decomposition with three digits). Write a position
+ * as three digits (a, b, c) of k1, k2, k1 bits, a the most significant, so
+ * i = a 2^(k2+k1) + b 2^k1 + c, and a frequency as k = ka + kb 2^k1 + kc
+ * 2^(k1+k2). Then, with w = omega (n-th root) and w_m a primitive m-th root,
+ *
+ *   X[k] = sum_c w_{2^k1}^(c kc) w^(c kb 2^k1)
+ *          sum_b w_{2^k2}^(b kb) w^((b 2^k1 + c) ka)
+ *          sum_a w_{2^k1}^(a ka) x[a, b, c]
+ *
+ * (every other cross term is a multiple of n in the exponent). So:
+ *
+ *   pass 1 ("column", COL): for every lo = (b, c): the 2^k1-point DFT over a,
+ *     times w^(lo ka); result ka stored at (ka, b, c).
+ *   pass 2 ("middle", MID): for every (ka, c): the 2^k2-point DFT over b,
+ *     times w^(c kb 2^k1); result stored at (c, kb, ka): the digits a and c
+ *     trade places, which is the permutation that natural output needs.
+ *   pass 3 (COL again): for every lo = (kb, ka): the 2^k1-point DFT over the
+ *     top digit, result kc stored at (kc, kb, ka) = natural position k.
+ *
+ * Each pass reads and writes every element once (3 passes over HBM in all,
+ * no separate bit reversal). All three passes are in place: a block's set of
+ * positions read equals its set written. For COL that is plain (a block owns
+ * whole columns). For MID the group (x, y) (positions (x, *, y)) writes to
+ * (y, *, x), the positions of group (y, x): a MID block owns a G x G square
+ * of groups (x in X, y in Y) and its transpose (Y, X), or one square on the
+ * diagonal (X = Y).
+ *
+ * One block (a "tile" of T = 2^tbits <= 2048 elements, 64 KiB of shared
+ * memory) holds 2^gb groups of 2^k elements each (k = k1 or k2). Tile address
+ * a = t 2^gb + gi: t is the element's index in its group's DFT, gi the group.
+ *   load phase:  global -> (coset: x *= g^pos) -> shared memory
+ *   rounds:      each thread takes 8 elements of one or more groups from
+ *                shared memory, does up to 3 radix-2 decimation-in-frequency
+ *                stages on them in registers (radix 2, 4 or 8), writes them
+ *                back; the rounds take the t bits from the top down. The last
+ *                round writes each result to its output slot: t -> rev(t)
+ *                (DIF leaves the DFT bit-reversed) and, in MID, the group
+ *                transposed.
+ *   store phase: shared memory -> (x *= the pass's twiddle, or the inverse's
+ *                scaling) -> global.
+ * Twiddles of the small DFTs come from one table inner[m] = w_{2^kt}^m
+ * (m < 2^(kt-1), kt = min(L, 10)): stage on bit beta uses w_{2^(beta+1)}^j
+ * = inner[j 2^(kt-1-beta)]. The inter-pass twiddles: pass 1 w^e (e < n) from
+ * two tables, w^e = lo[e mod 2^w] hi[e >> w] (one extra multiplication per
+ * element); pass 2 w^(e 2^k1) from one table of 2^(L-k1) entries.
+ *
+ * Shared memory holds the tile as 8 planes of 32-bit limbs (limb l of slot s
+ * at word l T + s), so one warp instruction touches one plane and is free of
+ * bank conflicts when the 32 lanes' slots differ mod 32; slots are the tile
+ * addresses with bits 5-7 folded onto bits 2-4 (ntt_slot), which keeps the
+ * rounds' access patterns conflict-free for the tile shapes used (checked by
+ * a host emulation of this file, see docs/perf.md "GPU NTT").
+ *
+ * Everything here also compiles for the host under CUZK_FF_HOST_EMULATION,
+ * with the phases as functions of (block, thread), so the index logic can be
+ * run and checked on a machine without a GPU.
+ */
+#ifndef CUZK_GPU_NTT_CUH
+#define CUZK_GPU_NTT_CUH
+
+#include <math.h>
+#include <stdint.h>
+
+#include "gpu/ff.cuh"
+
+#if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
+#define NTT_LDG(p) (*(p))
+#else
+#define NTT_LDG(p) __ldg(p)
+#endif
+
+/* Hook for the host emulation (bank-conflict and ownership checks). */
+#ifndef NTT_SM_HOOK
+#define NTT_SM_HOOK(slot, write) ((void)0)
+#endif
+
+typedef FfFr NttF;
+
+enum { NTT_COL = 0, NTT_MID = 1 };
+enum { NTT_TILE_LOG = 11 };        /* tile <= 2048 elements = 64 KiB */
+enum { NTT_MAX_ROUNDS = 4 };        /* k <= 10: 1 + 3 + 3 + 3 */
+
+/* One round: the thread's 8 elements are u = 0..7; u bit m is tile t bit
+ * gamma + m (gamma < 0: the low -gamma bits of u are group bits, used when
+ * the DFT has fewer than 3 bits); the round's butterflies are on the top r
+ * bits of u. */
+struct NttRound {
+    int r, gamma;
+};
+
+/* One pass, passed by value to the kernel. Table pointers are device
+ * pointers (host pointers in the emulation); NULL = not used. */
+struct NttPass {
+    int kind;        /* NTT_COL or NTT_MID */
+    int k;           /* bits of the small DFTs */
+    int gb;          /* log2 of groups per tile */
+    int tbits;       /* log2 of tile elements = k + gb */
+    int nrounds;
+    NttRound rnd[NTT_MAX_ROUNDS];
+    int kt;          /* inner[m] = w_{2^kt}^m, m < 2^(kt-1) */
+    int lo_bits;     /* COL: L - k (columns are 2^lo_bits elements apart) */
+    int k1, gy;      /* MID: outer digit bits, log2 G */
+    int w;           /* two-level tables: f(e) = lo[e mod 2^w] * hi[e >> w] */
+    const uint4 *inner;
+    const uint4 *pre_lo, *pre_hi;    /* load:  x *= f(pos) (coset shift^pos) */
+    const uint4 *tw_lo, *tw_hi;      /* store, COL: x *= f(lo * t) */
+    const uint4 *tw_d;               /* store, MID: x *= tw_d[x-digit * t] */
+    const uint4 *post_lo, *post_hi;  /* store: x *= f(pos) (coset inverse) */
+};
+
+/* Which part of the transform a block owns. */
+struct NttBlock {
+    uint32_t lo_base; /* COL: first column */
+    uint32_t X, Y;    /* MID: the square of tiles (X <= Y) */
+    bool offdiag;     /* MID: X != Y, so the tile holds two squares */
+};
+
+/* The thread's 8 elements between reading and writing shared memory. */
+struct NttRegs {
+    uint32_t x[8][8];
+    uint32_t abase; /* tile address of element u = 0 */
+    bool active;
+};
+
+FF_INLINE uint32_t ntt_brev(uint32_t x, int bits)
+{
+    if (bits == 0) return 0;
+#if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+    return r >> (32 - bits);
+#else
+    return __brev(x) >> (32 - bits);
+#endif
+}
+
+FF_INLINE NttBlock ntt_block(const NttPass &p, uint32_t b)
+{
+    NttBlock B;
+    B.lo_base = 0;
+    B.X = B.Y = 0;
+    B.offdiag = false;
+    if (p.kind == NTT_COL) {
+        B.lo_base = b << p.gb;
+        return B;
+    }
+    /* b = Y (Y + 1) / 2 + X with X <= Y */
+    uint32_t Y = (uint32_t)((sqrt(8.0 * (double)b + 1.0) - 1.0) * 0.5);
+    while ((uint64_t)Y * (Y + 1) / 2 > b) Y--;
+    while ((uint64_t)(Y + 1) * (Y + 2) / 2 <= b) Y++;
+    B.Y = Y;
+    B.X = b - (uint32_t)((uint64_t)Y * (Y + 1) / 2);
+    B.offdiag = B.X != B.Y;
+    return B;
+}
+
+/* Global position of tile element a; *active is false for the absent second
+ * square of a MID block on the diagonal. *xdig (MID) gets the group's top
+ * digit. */
+FF_INLINE uint32_t ntt_pos(const NttPass &p, const NttBlock &B, uint32_t a, bool *active,
+                           uint32_t *xdig)
+{
+    uint32_t gi = a & ((1u << p.gb) - 1), t = a >> p.gb;
+    if (p.kind == NTT_COL) {
+        *active = true;
+        *xdig = 0;
+        return (t << p.lo_bits) + B.lo_base + gi;
+    }
+    uint32_t G = 1u << p.gy;
+    uint32_t yi = gi & (G - 1), xi = (gi >> p.gy) & (G - 1), half = gi >> (2 * p.gy);
+    *active = half == 0 || B.offdiag;
+    uint32_t x = (half ? B.Y : B.X) * G + xi, y = (half ? B.X : B.Y) * G + yi;
+    *xdig = x;
+    return (x << (p.k + p.k1)) + (t << p.k1) + y;
+}
+
+/* Where the last round writes tile element a: t -> rev_k(t); in MID the
+ * group (half, xi, yi) -> (half ^ offdiag, yi, xi). */
+FF_INLINE uint32_t ntt_out_addr(const NttPass &p, const NttBlock &B, uint32_t a)
+{
+    uint32_t gi = a & ((1u << p.gb) - 1), t = a >> p.gb;
+    uint32_t t2 = ntt_brev(t, p.k);
+    if (p.kind == NTT_MID) {
+        uint32_t G = 1u << p.gy;
+        uint32_t yi = gi & (G - 1), xi = (gi >> p.gy) & (G - 1), half = gi >> (2 * p.gy);
+        half ^= B.offdiag ? 1u : 0u;
+        gi = xi | (yi << p.gy) | (half << (2 * p.gy));
+    }
+    return (t2 << p.gb) | gi;
+}
+
+/* Shared-memory slot of tile address a: bits 5-7 folded onto bits 2-4. */
+FF_INLINE uint32_t ntt_slot(uint32_t a) { return a ^ (((a >> 5) & 7u) << 2); }
+
+FF_INLINE void ntt_sm_read(uint32_t x[8], const uint32_t *sm, int tbits, uint32_t slot)
+{
+    NTT_SM_HOOK(slot, 0);
+#pragma unroll
+    for (int l = 0; l < 8; l++) x[l] = sm[((uint32_t)l << tbits) + slot];
+}
+
+FF_INLINE void ntt_sm_write(uint32_t *sm, int tbits, uint32_t slot, const uint32_t x[8])
+{
+    NTT_SM_HOOK(slot, 1);
+#pragma unroll
+    for (int l = 0; l < 8; l++) sm[((uint32_t)l << tbits) + slot] = x[l];
+}
+
+FF_INLINE void ntt_ldg(uint32_t x[8], const uint4 *p)
+{
+    uint4 v0 = NTT_LDG(p), v1 = NTT_LDG(p + 1);
+    x[0] = v0.x; x[1] = v0.y; x[2] = v0.z; x[3] = v0.w;
+    x[4] = v1.x; x[5] = v1.y; x[6] = v1.z; x[7] = v1.w;
+}
+
+/* f = lo[e mod 2^w] * hi[e >> w]: one multiplication. */
+FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, int w, uint32_t e)
+{
+    uint32_t u[8], v[8];
+    ntt_ldg(u, lo + 2 * (size_t)(e & ((1u << w) - 1)));
+    ntt_ldg(v, hi + 2 * (size_t)(e >> w));
+    ff_mul<NttF>(f, u, v);
+}
+
+/* DIF butterfly: (x, y) <- (x + y, (x - y) w). One multiplication. */
+FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
+{
+    uint32_t s[8], d[8];
+    ff_add<NttF>(s, x, y);
+    ff_sub<NttF>(d, x, y);
+    ff_mul<NttF>(y, d, w);
+#pragma unroll
+    for (int l = 0; l < 8; l++) x[l] = s[l];
+}
+
+/* (x, y) <- (x + y, x - y): the butterfly with twiddle 1. */
+FF_INLINE void ntt_bfly1(uint32_t x[8], uint32_t y[8])
+{
+    uint32_t s[8];
+    ff_add<NttF>(s, x, y);
+    ff_sub<NttF>(y, x, y);
+#pragma unroll
+    for (int l = 0; l < 8; l++) x[l] = s[l];
+}
+
+/* ---------------------------------------------------------- phases -- */
+
+/* global -> shared memory, with the coset shift when p.pre_lo is set.
+ * Thread tid of 2^(tbits-3) moves elements a = tid + j 2^(tbits-3): 32
+ * consecutive lanes take consecutive groups (contiguous columns in COL). */
+FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
+                              const uint4 *data, uint32_t *sm)
+{
+    const uint32_t nthr = 1u << (p.tbits - 3);
+    /* Two batches of 4 loads in flight (8 would need 64 registers). */
+#pragma unroll
+    for (int j0 = 0; j0 < 8; j0 += 4) {
+        uint32_t x[4][8], pos[4];
+        bool act[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            uint32_t xd;
+            pos[j] = ntt_pos(p, B, tid + (j0 + j) * nthr, &act[j], &xd);
+            if (act[j]) ff_load<NttF>(x[j], data + 2 * (size_t)pos[j]);
+        }
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            if (!act[j]) continue;
+            if (p.pre_lo) {
+                uint32_t f[8];
+                ntt_two_level(f, p.pre_lo, p.pre_hi, p.w, pos[j]);
+                ff_mul<NttF>(x[j], x[j], f);
+            }
+            ntt_sm_write(sm, p.tbits, ntt_slot(tid + (j0 + j) * nthr), x[j]);
+        }
+    }
+}
+
+/* Round q: read the thread's 8 elements and do the round's stages. */
+FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
+                                 const uint32_t *sm, NttRegs &R)
+{
+    const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
+    const int eg = gamma < 0 ? -gamma : 0;  /* low u bits that are group bits */
+    const int gp = gamma < 0 ? 0 : gamma;   /* t bit of the first u bit above them */
+    const int split = p.gb + gp - eg;
+    /* Thread bits fill the tile address bits outside the thread's 8 (lowest
+     * first, so lanes vary the low address bits). */
+    R.abase = ((tid & ((1u << split) - 1)) << eg) | ((tid >> split) << (p.gb + gp + 3 - eg));
+    R.active = true;
+    if (p.kind == NTT_MID) {
+        uint32_t half = (R.abase >> (p.gb - 1)) & 1u;
+        R.active = half == 0 || B.offdiag;
+    }
+    if (!R.active) return;
+    const uint32_t gmask = (1u << eg) - 1;
+    const int ushift = p.gb + gp;
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+        uint32_t a = R.abase | ((uint32_t)u & gmask) | (((uint32_t)u >> eg) << ushift);
+        ntt_sm_read(R.x[u], sm, p.tbits, ntt_slot(a));
+    }
+    const uint32_t tbase = R.abase >> p.gb;
+    const bool last = q == p.nrounds - 1;
+    if (last && eg == 0) {
+        /* gamma = 0, r = 3: t = tbase + u with tbase a multiple of 8, so the
+         * twiddle exponents j = t mod 2^m are known here: w_8^1, w_8^2 = w_4,
+         * w_8^3, and 1 (skipped). 5 multiplications for 12 butterflies. */
+        uint32_t w1[8], w2[8], w3[8];
+        ntt_ldg(w1, p.inner + 2 * ((size_t)1 << (p.kt - 3)));
+        ntt_ldg(w2, p.inner + 2 * ((size_t)2 << (p.kt - 3)));
+        ntt_ldg(w3, p.inner + 2 * ((size_t)3 << (p.kt - 3)));
+        /* bit 2: pairs (u, u + 4), j = u */
+        ntt_bfly1(R.x[0], R.x[4]);
+        ntt_bfly(R.x[1], R.x[5], w1);
+        ntt_bfly(R.x[2], R.x[6], w2);
+        ntt_bfly(R.x[3], R.x[7], w3);
+        /* bit 1: pairs (u, u + 2), j = u mod 2: w_4^j */
+        ntt_bfly1(R.x[0], R.x[2]);
+        ntt_bfly(R.x[1], R.x[3], w2);
+        ntt_bfly1(R.x[4], R.x[6]);
+        ntt_bfly(R.x[5], R.x[7], w2);
+        /* bit 0: twiddle 1 */
+        ntt_bfly1(R.x[0], R.x[1]);
+        ntt_bfly1(R.x[2], R.x[3]);
+        ntt_bfly1(R.x[4], R.x[5]);
+        ntt_bfly1(R.x[6], R.x[7]);
+        return;
+    }
+    /* General round: butterflies on u bits m = 2 .. 3 - r, i.e. t bits
+     * beta = gamma + m, twiddle w_{2^(beta+1)}^j with j = t mod 2^beta. */
+#pragma unroll
+    for (int m = 2; m >= 0; m--) {
+        if (m < 3 - r) break;
+        const int beta = gamma + m;
+#pragma unroll
+        for (int low = 0; low < (1 << m); low++) {
+            uint32_t t = tbase + (((uint32_t)low >> eg) << gp);
+            uint32_t j = t & ((1u << beta) - 1);
+            uint32_t w[8];
+            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+#pragma unroll
+            for (int hi = 0; hi < (4 >> m); hi++) {
+                int u = low | (hi << (m + 1));
+                ntt_bfly(R.x[u], R.x[u | (1 << m)], w);
+            }
+        }
+    }
+}
+
+/* Round q: write the 8 elements back (the last round: to their output
+ * slots, which other threads may still be reading before a barrier). */
+FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const NttRegs &R,
+                               uint32_t *sm)
+{
+    if (!R.active) return;
+    const int gamma = p.rnd[q].gamma;
+    const int eg = gamma < 0 ? -gamma : 0;
+    const int gp = gamma < 0 ? 0 : gamma;
+    const uint32_t gmask = (1u << eg) - 1;
+    const int ushift = p.gb + gp;
+    const bool last = q == p.nrounds - 1;
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+        uint32_t a = R.abase | ((uint32_t)u & gmask) | (((uint32_t)u >> eg) << ushift);
+        if (last) a = ntt_out_addr(p, B, a);
+        ntt_sm_write(sm, p.tbits, ntt_slot(a), R.x[u]);
+    }
+}
+
+/* shared memory -> (twiddle / scaling) -> global, same element order as the
+ * load phase. */
+FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
+                               const uint32_t *sm)
+{
+    const uint32_t nthr = 1u << (p.tbits - 3);
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        uint32_t a = tid + j * nthr, xd;
+        bool act;
+        uint32_t pos = ntt_pos(p, B, a, &act, &xd);
+        if (!act) continue;
+        uint32_t x[8], f[8];
+        ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+        uint32_t t = a >> p.gb;
+        if (p.tw_lo) { /* pass 1: w^(lo * ka), ka = t */
+            uint32_t lo = B.lo_base + (a & ((1u << p.gb) - 1));
+            ntt_two_level(f, p.tw_lo, p.tw_hi, p.w, lo * t);
+            ff_mul<NttF>(x, x, f);
+        }
+        if (p.tw_d) { /* pass 2: w^(c kb 2^k1), c = the group's top digit, kb = t */
+            ntt_ldg(f, p.tw_d + 2 * (size_t)(xd * t));
+            ff_mul<NttF>(x, x, f);
+        }
+        if (p.post_lo) {
+            ntt_two_level(f, p.post_lo, p.post_hi, p.w, pos);
+            ff_mul<NttF>(x, x, f);
+        }
+        ff_store<NttF>(data + 2 * (size_t)pos, x);
+    }
+}
+
+/* Transforms of n <= 4 points (L = 1, 2), one thread: radix-2 DIF, then the
+ * bit reversal, pre/post scaling as in the passes, and post * scale[0] if
+ * scale is set (1/n of the inverse). */
+FF_INLINE void ntt_tiny(uint4 *data, int L, const uint4 *inner, int kt, int w,
+                        const uint4 *pre_lo, const uint4 *pre_hi, const uint4 *post_lo,
+                        const uint4 *post_hi, const uint4 *scale)
+{
+    const int n = 1 << L;
+    uint32_t x[4][8], f[8];
+    for (int i = 0; i < n; i++) {
+        ff_load<NttF>(x[i], data + 2 * i);
+        if (pre_lo) {
+            ntt_two_level(f, pre_lo, pre_hi, w, (uint32_t)i);
+            ff_mul<NttF>(x[i], x[i], f);
+        }
+    }
+    for (int lh = L - 1; lh >= 0; lh--) {
+        int h = 1 << lh;
+        for (int g = 0; g < n; g += 2 * h)
+            for (int j = 0; j < h; j++) {
+                ntt_ldg(f, inner + 2 * ((size_t)j << (kt - 1 - lh)));
+                ntt_bfly(x[g + j], x[g + j + h], f);
+            }
+    }
+    for (int i = 0; i < n; i++) {
+        uint32_t y[8];
+        int src = (int)ntt_brev((uint32_t)i, L);
+        for (int l = 0; l < 8; l++) y[l] = x[src][l];
+        if (post_lo) {
+            ntt_two_level(f, post_lo, post_hi, w, (uint32_t)i);
+            ff_mul<NttF>(y, y, f);
+        }
+        if (scale) {
+            ntt_ldg(f, scale);
+            ff_mul<NttF>(y, y, f);
+        }
+        ff_store<NttF>(data + 2 * i, y);
+    }
+}
+
+#endif /* CUZK_GPU_NTT_CUH */

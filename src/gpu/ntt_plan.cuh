@@ -1,0 +1,237 @@
+/* cuzk — the NTT over Fr on the GPU: host-side planning (see ntt.cuh).
+ *
+ * How a domain of 2^L points is cut into the three passes, the shape of each
+ * pass's tiles and rounds, and the twiddle tables (computed on the host with
+ * the CPU field code, so they are bit-identical to what the CPU NTT uses).
+ * Host code only; shared by ntt.cu and the host emulation. Before including
+ * this file, a C++ translation unit must have included cuzk/ff.h and
+ * cuzk/poly.h inside extern "C" (they carry no C++ guards).
+ */
+#ifndef CUZK_GPU_NTT_PLAN_CUH
+#define CUZK_GPU_NTT_PLAN_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/ntt.cuh"
+
+/* L = k1 + k2 + k1. k2 <= 8 keeps the middle tile (2 G^2 2^k2 elements, G >= 2)
+ * within 2048 elements; k1 <= 10 keeps a column tile (>= 2 columns of 2^k1)
+ * within 2048. Among those, k2 closest to L/3 (the passes then have about
+ * equal work). L = 27 -> (10, 7, 10); 28 -> (10, 8, 10); 26 -> (9, 8, 9);
+ * 24 -> (8, 8, 8); 20 -> (7, 6, 7). Returns 0 for L < 3 (the tiny kernel). */
+static inline int ntt_plan_digits(int L, int *k1, int *k2)
+{
+    int best = -1;
+    for (int c = 1; c <= 8; c++) {
+        if ((L - c) % 2 != 0 || L - c < 2 || (L - c) / 2 > 10) continue;
+        if (best < 0 || abs(3 * c - L) < abs(3 * best - L)) best = c;
+    }
+    if (L < 3 || best < 0) return 0;
+    *k2 = best;
+    *k1 = (L - best) / 2;
+    return 1;
+}
+
+/* Rounds for a DFT of k bits: the first takes k mod 3 bits (if any), the
+ * others 3, from the top bit down; k < 3: one round on all k bits. */
+static inline void ntt_plan_rounds(NttPass *p)
+{
+    int k = p->k;
+    p->nrounds = 0;
+    if (k < 3) {
+        p->rnd[p->nrounds++] = NttRound{k, k - 3};
+        return;
+    }
+    int r0 = k % 3, top = k;
+    if (r0) {
+        p->rnd[p->nrounds++] = NttRound{r0, k - 3};
+        top -= r0;
+    }
+    for (; top > 0; top -= 3) p->rnd[p->nrounds++] = NttRound{3, top - 3};
+}
+
+/* Pass shapes (tables are filled in by the caller). */
+static inline NttPass ntt_plan_col(int L, int k)
+{
+    NttPass p;
+    memset(&p, 0, sizeof p);
+    p.kind = NTT_COL;
+    p.k = k;
+    int gb = NTT_TILE_LOG - k;
+    if (gb > L - k) gb = L - k;
+    p.gb = gb;
+    p.tbits = k + gb;
+    p.lo_bits = L - k;
+    p.kt = L < 10 ? L : 10;
+    ntt_plan_rounds(&p);
+    return p;
+}
+
+static inline NttPass ntt_plan_mid(int L, int k1, int k2)
+{
+    NttPass p;
+    memset(&p, 0, sizeof p);
+    p.kind = NTT_MID;
+    p.k = k2;
+    p.k1 = k1;
+    int gy = (NTT_TILE_LOG - 1 - k2) / 2;
+    if (gy > k1) gy = k1;
+    p.gy = gy;
+    p.gb = 2 * gy + 1;
+    p.tbits = k2 + p.gb;
+    p.kt = L < 10 ? L : 10;
+    ntt_plan_rounds(&p);
+    return p;
+}
+
+static inline size_t ntt_plan_blocks(const NttPass &p, int L)
+{
+    if (p.kind == NTT_COL) return (size_t)1 << (L - p.k - p.gb);
+    size_t tiles = (size_t)1 << (p.k1 - p.gy);
+    return tiles * (tiles + 1) / 2;
+}
+
+/* ------------------------------------------------------------ tables -- */
+
+/* Offsets (in elements) of the tables in one buffer. */
+struct NttTables {
+    int L, k1, k2, kt, w;
+    size_t inner_f, inner_i;          /* 2^(kt-1) each */
+    size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w); whi_i includes 1/n */
+    size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
+    size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w) */
+    size_t ninv;                      /* 1 element: 1/n */
+    size_t total;
+};
+
+/* Valid splits for L >= 3: 1 <= k1 <= 10, 1 <= k2 = L - 2 k1 <= 8. */
+static inline bool ntt_split_ok(int L, int k1)
+{
+    return L >= 3 && k1 >= 1 && k1 <= 10 && L - 2 * k1 >= 1 && L - 2 * k1 <= 8;
+}
+
+/* force_k1 = 0: the planned split; otherwise that outer digit width (must
+ * satisfy ntt_split_ok). */
+static inline NttTables ntt_tables_layout(int L, int force_k1)
+{
+    NttTables t;
+    memset(&t, 0, sizeof t);
+    t.L = L;
+    if (force_k1) {
+        t.k1 = force_k1;
+        t.k2 = L - 2 * force_k1;
+    } else if (!ntt_plan_digits(L, &t.k1, &t.k2)) {
+        t.k1 = t.k2 = 0;
+    }
+    t.kt = L < 10 ? L : 10;
+    t.w = (L + 1) / 2;
+    size_t o = 0, nin = (size_t)1 << (t.kt - 1), nlo = (size_t)1 << t.w,
+           nhi = (size_t)1 << (L - t.w), nd = L >= 3 ? (size_t)1 << (L - t.k1) : 0;
+    t.inner_f = o; o += nin;
+    t.inner_i = o; o += nin;
+    t.wlo_f = o; o += nlo;
+    t.whi_f = o; o += nhi;
+    t.wlo_i = o; o += nlo;
+    t.whi_i = o; o += nhi;
+    t.d_f = o; o += nd;
+    t.d_i = o; o += nd;
+    t.glo = o; o += nlo;
+    t.ghi = o; o += nhi;
+    t.gilo = o; o += nlo;
+    t.gihi = o; o += nhi;
+    t.ninv = o; o += 1;
+    t.total = o;
+    return t;
+}
+
+/* out[i] = first * base^i, i < count. */
+static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr *base,
+                              size_t count)
+{
+    cuzk_fr x = *first;
+    for (size_t i = 0; i < count; i++) {
+        out[i] = x;
+        cuzk_fr_mul(&x, &x, base);
+    }
+}
+
+/* x^(2^s) */
+static inline void ntt_sqr_n(cuzk_fr *r, const cuzk_fr *x, int s)
+{
+    *r = *x;
+    for (int i = 0; i < s; i++) cuzk_fr_sqr(r, r);
+}
+
+/* Fills buf (t.total elements) from omega and the coset shift g of the
+ * CPU domain of the same size and convention. */
+static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_fr *omega,
+                                   const cuzk_fr *g)
+{
+    const int L = t.L;
+    cuzk_fr oi, gi, ninv, b;
+    cuzk_fr_inv(&oi, omega);
+    cuzk_fr_inv(&gi, g);
+    cuzk_fr_from_u64(&ninv, (uint64_t)1 << L);
+    cuzk_fr_inv(&ninv, &ninv);
+    const cuzk_fr *one = &CUZK_FR_ONE;
+    size_t nin = (size_t)1 << (t.kt - 1), nlo = (size_t)1 << t.w, nhi = (size_t)1 << (L - t.w);
+    /* inner: w_{2^kt} = omega^(2^(L-kt)) */
+    ntt_sqr_n(&b, omega, L - t.kt);
+    ntt_powers(buf + t.inner_f, one, &b, nin);
+    ntt_sqr_n(&b, &oi, L - t.kt);
+    ntt_powers(buf + t.inner_i, one, &b, nin);
+    ntt_powers(buf + t.wlo_f, one, omega, nlo);
+    ntt_sqr_n(&b, omega, t.w);
+    ntt_powers(buf + t.whi_f, one, &b, nhi);
+    ntt_powers(buf + t.wlo_i, one, &oi, nlo);
+    ntt_sqr_n(&b, &oi, t.w);
+    ntt_powers(buf + t.whi_i, &ninv, &b, nhi);
+    if (L >= 3) {
+        size_t nd = (size_t)1 << (L - t.k1);
+        ntt_sqr_n(&b, omega, t.k1);
+        ntt_powers(buf + t.d_f, one, &b, nd);
+        ntt_sqr_n(&b, &oi, t.k1);
+        ntt_powers(buf + t.d_i, one, &b, nd);
+    }
+    ntt_powers(buf + t.glo, one, g, nlo);
+    ntt_sqr_n(&b, g, t.w);
+    ntt_powers(buf + t.ghi, one, &b, nhi);
+    ntt_powers(buf + t.gilo, one, &gi, nlo);
+    ntt_sqr_n(&b, &gi, t.w);
+    ntt_powers(buf + t.gihi, one, &b, nhi);
+    buf[t.ninv] = ninv;
+}
+
+/* The three passes of transform `kind` (0 forward, 1 inverse, 2 coset
+ * forward, 3 coset inverse) over the tables at dev (device or host copy of
+ * the buffer). Requires L >= 3. */
+static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uint4 *dev, int kind)
+{
+    const int L = t.L;
+    const bool inv = kind == 1 || kind == 3;
+#define NTT_TAB(off) (dev + 2 * (t.off))
+    out[0] = ntt_plan_col(L, t.k1);
+    out[1] = ntt_plan_mid(L, t.k1, t.k2);
+    out[2] = ntt_plan_col(L, t.k1);
+    for (int i = 0; i < 3; i++) {
+        out[i].w = t.w;
+        out[i].inner = inv ? NTT_TAB(inner_i) : NTT_TAB(inner_f);
+    }
+    if (kind == 2) {
+        out[0].pre_lo = NTT_TAB(glo);
+        out[0].pre_hi = NTT_TAB(ghi);
+    }
+    out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
+    out[0].tw_hi = inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f); /* 1/n folded in */
+    out[1].tw_d = inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
+    if (kind == 3) {
+        out[2].post_lo = NTT_TAB(gilo);
+        out[2].post_hi = NTT_TAB(gihi);
+    }
+#undef NTT_TAB
+}
+
+#endif /* CUZK_GPU_NTT_PLAN_CUH */

@@ -1,0 +1,245 @@
+/* GPU NTT (include/cuzk/gpu.h, NTT section) against the CPU backend
+ * (include/cuzk/poly.h), bit for bit.
+ *
+ * For both conventions and all four transforms, on fresh seeded random
+ * inputs: every size 2^1 .. 2^12, then 2^16, 2^20, 2^21, 2^22, and forced
+ * digit splits with the column passes that the automatic plan uses only at
+ * 2^26 .. 2^28 (9 and 10 bits) at 2^19 and 2^21; edge inputs (one 1 among
+ * zeros, all r - 1); round trips at sizes not compared otherwise; misuse.
+ * Exit 77 (ctest: skipped) without a GPU. CUZK_TEST_QUICK=1 (for
+ * compute-sanitizer) stops at 2^12. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/gpu.h>
+#include <cuzk/poly.h>
+
+#include "test_util.h"
+
+#define NAME "test_gpu_ntt"
+
+static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+
+static void cpu_ntt(const cuzk_ntt_domain *d, int kind, cuzk_fr *a)
+{
+    switch (kind) {
+    case 0: cuzk_ntt_forward(d, a); break;
+    case 1: cuzk_ntt_inverse(d, a); break;
+    case 2: cuzk_ntt_coset_forward(d, a); break;
+    default: cuzk_ntt_coset_inverse(d, a); break;
+    }
+}
+
+/* A uniformly random reduced element (raw Montgomery limbs below r). */
+static void rand_fr(cuzk_fr *x)
+{
+    for (;;) {
+        for (int i = 0; i < 4; i++) x->l[i] = test_rand64();
+        x->l[3] &= 0x7fffffffffffffffull;
+        int lt = 0;
+        for (int i = 3; i >= 0; i--)
+            if (x->l[i] != CUZK_FR_MODULUS[i]) { lt = x->l[i] < CUZK_FR_MODULUS[i]; break; }
+        if (lt) return;
+    }
+}
+
+/* Compares GPU and CPU results of one transform of `in`; returns 1 if equal. */
+static int compare_one(cuzk_gpu_ntt_domain *gd, const cuzk_ntt_domain *cd, int kind,
+                       const cuzk_fr *in, size_t n, const char *what)
+{
+    cuzk_fr *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    if (!want || !got) {
+        CHECK_MSG(0, "out of memory");
+        free(want);
+        free(got);
+        return 0;
+    }
+    memcpy(want, in, n * sizeof *want);
+    memcpy(got, in, n * sizeof *got);
+    cpu_ntt(cd, kind, want);
+    cuzk_status st = cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)kind, got);
+    CHECK_MSG(st == CUZK_OK, "%s n=%zu %s: %s (%s)", what, n, kind_names[kind], cuzk_strerror(st),
+              cuzk_gpu_last_error());
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof got[i])) {
+            if (!bad++) first = i;
+        }
+    CHECK_MSG(bad == 0, "%s n=%zu %s (%s): %zu of %zu differ, first at %zu", what, n,
+              kind_names[kind], cuzk_ntt_roots(cd) == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson",
+              bad, n, first);
+    free(want);
+    free(got);
+    return bad == 0;
+}
+
+/* All four transforms of fresh random inputs at 2^log_n (split k1, 0 = auto). */
+static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsigned k1)
+{
+    size_t n = (size_t)1 << log_n;
+    cuzk_gpu_ntt_domain *gd = NULL;
+    cuzk_ntt_domain *cd = NULL;
+    cuzk_status st = k1 ? cuzk_gpu_ntt_domain_create_split(ctx, &gd, log_n, roots, k1)
+                        : cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots);
+    CHECK_MSG(st == CUZK_OK, "gpu domain 2^%u k1 %u: %s (%s)", log_n, k1, cuzk_strerror(st),
+              cuzk_gpu_last_error());
+    CHECK(cuzk_ntt_domain_create(&cd, log_n, roots, 0) == CUZK_OK);
+    cuzk_fr *in = malloc(n * sizeof *in);
+    if (st == CUZK_OK && cd && in) {
+        CHECK(cuzk_gpu_ntt_size(gd) == n);
+        int ok = 1;
+        for (int kind = 0; kind < 4; kind++) {
+            for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
+            ok &= compare_one(gd, cd, kind, in, n, k1 ? "forced split" : "random");
+        }
+        cuzk_gpu_ntt_info info;
+        if (cuzk_gpu_ntt_get_info(gd, &info) == CUZK_OK && log_n >= 3)
+            printf("%s: 2^%-2u %-10s split (%d, %d, %d): %s\n", NAME, log_n,
+                   roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
+                   info.k1, ok ? "ok" : "MISMATCH");
+    }
+    free(in);
+    cuzk_ntt_domain_destroy(cd);
+    cuzk_gpu_ntt_domain_destroy(gd);
+}
+
+/* One 1 among zeros (at 0, n - 1 and a random place), and all r - 1. */
+static void test_edges(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
+{
+    size_t n = (size_t)1 << log_n;
+    cuzk_gpu_ntt_domain *gd = NULL;
+    cuzk_ntt_domain *cd = NULL;
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots) == CUZK_OK);
+    CHECK(cuzk_ntt_domain_create(&cd, log_n, roots, 0) == CUZK_OK);
+    cuzk_fr *in = malloc(n * sizeof *in);
+    if (gd && cd && in) {
+        size_t where[3] = {0, n - 1, (size_t)(test_rand64() % n)};
+        for (int w = 0; w < 3; w++) {
+            memset(in, 0, n * sizeof *in);
+            in[where[w]] = CUZK_FR_ONE;
+            for (int kind = 0; kind < 4; kind++) compare_one(gd, cd, kind, in, n, "one-hot");
+        }
+        cuzk_fr m1;
+        cuzk_fr_neg(&m1, &CUZK_FR_ONE);
+        for (size_t i = 0; i < n; i++) in[i] = m1;
+        for (int kind = 0; kind < 4; kind++) compare_one(gd, cd, kind, in, n, "all r-1");
+    }
+    free(in);
+    cuzk_ntt_domain_destroy(cd);
+    cuzk_gpu_ntt_domain_destroy(gd);
+}
+
+/* inverse(forward(x)) = x and coset_inverse(coset_forward(x)) = x, GPU only. */
+static void test_roundtrip(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
+{
+    size_t n = (size_t)1 << log_n;
+    cuzk_gpu_ntt_domain *gd = NULL;
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots) == CUZK_OK);
+    cuzk_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    if (gd && x && y) {
+        for (int coset = 0; coset < 2; coset++) {
+            for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
+            memcpy(y, x, n * sizeof *x);
+            CHECK(cuzk_gpu_ntt_host(gd, coset ? CUZK_GPU_NTT_COSET_FORWARD : CUZK_GPU_NTT_FORWARD,
+                                    y) == CUZK_OK);
+            CHECK(memcmp(x, y, n * sizeof *x) != 0);
+            CHECK(cuzk_gpu_ntt_host(gd, coset ? CUZK_GPU_NTT_COSET_INVERSE : CUZK_GPU_NTT_INVERSE,
+                                    y) == CUZK_OK);
+            CHECK_MSG(memcmp(x, y, n * sizeof *x) == 0, "round trip 2^%u %s%s", log_n,
+                      coset ? "coset " : "", roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson");
+        }
+    }
+    free(x);
+    free(y);
+    cuzk_gpu_ntt_domain_destroy(gd);
+}
+
+static void test_misuse(cuzk_gpu_ctx *ctx)
+{
+    cuzk_gpu_ntt_domain *gd = (cuzk_gpu_ntt_domain *)&gd;
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 0, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(gd == NULL);
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 29, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 10, (cuzk_roots)3) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(NULL, &gd, 10, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(ctx, NULL, 10, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
+    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 6) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 1) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 0) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 4) == CUZK_OK);
+    cuzk_fr x[4096];
+    memset(x, 0, sizeof x);
+    CHECK(cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)4, x) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_host(NULL, CUZK_GPU_NTT_FORWARD, x) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt(gd, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt(gd, CUZK_GPU_NTT_FORWARD, (cuzk_fr *)(uintptr_t)8) ==
+          CUZK_ERR_INVALID_ARGUMENT); /* misaligned */
+    CHECK(cuzk_gpu_ntt_size(NULL) == 0);
+    cuzk_gpu_ntt_domain_destroy(gd);
+    cuzk_gpu_ntt_domain_destroy(NULL);
+    /* a pool too small for the host convenience */
+    cuzk_gpu_ctx *small = NULL;
+    CHECK(cuzk_gpu_ctx_create(&small, 0, 1 << 16) == CUZK_OK);
+    if (small) {
+        gd = NULL;
+        CHECK(cuzk_gpu_ntt_domain_create(small, &gd, 12, CUZK_ROOTS_BELLPERSON) == CUZK_OK);
+        CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, x) == CUZK_ERR_NO_MEMORY);
+        cuzk_gpu_ntt_domain_destroy(gd);
+        cuzk_gpu_ctx_destroy(small);
+    }
+}
+
+int main(void)
+{
+    int count = 0;
+    cuzk_status st = cuzk_gpu_device_count(&count);
+    if (st != CUZK_OK || count == 0) {
+        printf("%s: skipped: no GPU (%s)\n", NAME,
+               st != CUZK_OK ? cuzk_gpu_last_error() : "no CUDA device");
+        return 77;
+    }
+    cuzk_gpu_device_info info;
+    if (cuzk_gpu_get_device_info(0, &info) == CUZK_OK)
+        printf("%s: device 0: %s, cc %d.%d, %d SMs\n", NAME, info.name, info.cc_major,
+               info.cc_minor, info.sm_count);
+    test_seed(NAME);
+    const char *q = getenv("CUZK_TEST_QUICK");
+    int quick = q && *q && *q != '0';
+
+    /* Pool: 2^22 elements (128 MiB) for the host convenience. */
+    cuzk_gpu_ctx *ctx = NULL;
+    st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)32 << 22);
+    CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
+    if (st != CUZK_OK) return test_done(NAME);
+
+    static const cuzk_roots conv[2] = {CUZK_ROOTS_BELLPERSON, CUZK_ROOTS_SNARKJS};
+    for (int c = 0; c < 2; c++) {
+        for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
+        test_edges(ctx, 5, conv[c]);
+        test_edges(ctx, 11, conv[c]);
+        test_roundtrip(ctx, 2, conv[c]);
+        test_roundtrip(ctx, 10, conv[c]);
+        if (quick) continue;
+        test_size(ctx, 16, conv[c], 0);
+        test_size(ctx, 20, conv[c], 0);
+        /* the tile shapes of 2^26 (9, 8, 9), 2^27 (10, 7, 10), 2^28 (10, 8, 10):
+         * middle passes of 7 and 8 bits at 2^21 (7, 7, 7) and 2^22 (7, 8, 7),
+         * column passes of 9 and 10 bits by forced splits */
+        test_size(ctx, 21, conv[c], 0);
+        test_size(ctx, 22, conv[c], 0);
+        test_size(ctx, 19, conv[c], 9);
+        test_size(ctx, 21, conv[c], 10);
+        test_edges(ctx, 16, conv[c]);
+        test_roundtrip(ctx, 13, conv[c]);
+        test_roundtrip(ctx, 17, conv[c]);
+    }
+    test_misuse(ctx);
+    cuzk_gpu_ctx_destroy(ctx);
+    return test_done(NAME);
+}
