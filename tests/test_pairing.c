@@ -9,37 +9,10 @@
 #include <cuzk/pairing.h>
 
 #include "pairing/pairing_internal.h"
+#include "test_big.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ bignum -- */
-
-#define BIG_LIMBS 80
-typedef struct { uint64_t l[BIG_LIMBS]; size_t n; } big;
-
-static void big_set(big *r, const uint64_t *v, size_t n)
-{
-    memset(r, 0, sizeof *r);
-    memcpy(r->l, v, n * sizeof(uint64_t));
-    r->n = n;
-}
-
-static void big_mul(big *r, const big *a, const big *b)
-{
-    big t;
-    memset(&t, 0, sizeof t);
-    for (size_t i = 0; i < a->n; i++) {
-        uint64_t carry = 0;
-        for (size_t j = 0; j < b->n; j++) {
-            unsigned __int128 p = (unsigned __int128)a->l[i] * b->l[j] + t.l[i + j] + carry;
-            t.l[i + j] = (uint64_t)p;
-            carry = (uint64_t)(p >> 64);
-        }
-        t.l[i + b->n] = carry;
-    }
-    t.n = a->n + b->n;
-    while (t.n > 1 && t.l[t.n - 1] == 0) t.n--;
-    *r = t;
-}
 
 /* q = (a - 1) / m by schoolbook binary long division (m has mn limbs);
  * returns 1 if the division is exact. */
