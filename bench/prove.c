@@ -53,7 +53,7 @@ int bench_prove(int argc, char **argv)
     cuzk_groth16_pk pk = {0};
     int rc = 2;
     if (cuzk_blob_map(&zb, zkey, err) != CUZK_OK || cuzk_blob_read(&wb, wtns, err) != CUZK_OK ||
-        cuzk_zkey_parse(&z, zb.data, zb.size, 0, err) != CUZK_OK ||
+        cuzk_zkey_parse(&z, zb.data, zb.size, CUZK_FMT_TRUST_POINTS, err) != CUZK_OK ||
         cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK ||
         cuzk_groth16_pk_from_zkey(&pk, &z, threads, err) != CUZK_OK) {
         fprintf(stderr, "cuzk-bench prove: %s\n", err);

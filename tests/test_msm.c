@@ -508,6 +508,66 @@ static void test_batch_sum(const struct grp *g, size_t big)
     free(p);
 }
 
+/* Batch-affine bucket accumulation (windows of >= 128 buckets, c >= 8):
+ * sizes around the batch size (nb / 8), random data, and inputs that crowd
+ * a few buckets: the same point (P = Q in a batch), P and -P with equal
+ * scalars (opposite points empty a bucket), a few distinct scalars (many
+ * deferred points, queue overflow into the XYZZ fallback), points at
+ * infinity. */
+static void check_msm_c(const struct grp *g, const void *p, const cuzk_scalar *k, size_t n,
+                        unsigned c, const char *what)
+{
+    jac_buf want, got;
+    g->naive(&want, p, k, n);
+    CHECK_MSG(g->msm_c(&got, p, k, n, 1, c) == CUZK_OK && g->jac_eq(&got, &want),
+              "%s batch-affine %s n=%zu c=%u t=1", g->name, what, n, c);
+    CHECK_MSG(g->msm_c(&got, p, k, n, 2, c) == CUZK_OK && g->jac_eq(&got, &want),
+              "%s batch-affine %s n=%zu c=%u t=2", g->name, what, n, c);
+}
+
+static void test_msm_batch_affine(const struct grp *g, size_t maxn)
+{
+    static const unsigned cs[] = {8, 9, 11};
+    void *p = malloc(maxn * g->aff_size);
+    void *one = malloc(g->aff_size);
+    cuzk_scalar *k = malloc(maxn * sizeof *k);
+    g->gen_points(one, 1);
+    for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
+        unsigned c = cs[ci];
+        size_t B = ((size_t)1 << (c - 1)) / 8;
+        const size_t sizes[] = {B - 1, B, B + 1, 2 * B + 1, 3 * B, maxn};
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            if (n > maxn) continue;
+            g->gen_points(p, n);
+            rand_scalars(k, n);
+            check_msm_c(g, p, k, n, c, "random");
+            for (size_t i = 0; i < n; i += 5) memset(aff_at(g, p, i), 0, g->aff_size);
+            check_msm_c(g, p, k, n, c, "with infinity");
+            /* three distinct scalars over random points */
+            g->gen_points(p, n);
+            cuzk_scalar few[3];
+            rand_scalars(few, 3);
+            for (size_t i = 0; i < n; i++) k[i] = few[test_rand64() % 3];
+            check_msm_c(g, p, k, n, c, "three scalars");
+            /* the same point, random then equal scalars */
+            for (size_t i = 0; i < n; i++) memcpy(aff_at(g, p, i), one, g->aff_size);
+            rand_scalars(k, n);
+            check_msm_c(g, p, k, n, c, "same point");
+            for (size_t i = 0; i < n; i++) k[i] = few[0];
+            check_msm_c(g, p, k, n, c, "same point, same scalar");
+            /* P, -P alternating, equal scalars (cancel down to P or 0) */
+            for (size_t i = 1; i < n; i += 2) g->aff_neg(aff_at(g, p, i), one);
+            check_msm_c(g, p, k, n, c, "P, -P");
+            for (size_t i = 0; i < n; i++) k[i] = few[test_rand64() % 2];
+            check_msm_c(g, p, k, n, c, "P, -P two scalars");
+        }
+    }
+    free(p);
+    free(one);
+    free(k);
+}
+
 int main(void)
 {
     test_seed("test_msm");
@@ -519,6 +579,7 @@ int main(void)
     test_msm_edges(&GRP_g1);
     test_msm_points(&GRP_g1);
     test_msm_large(&GRP_g1, 1 << 12);
+    test_msm_batch_affine(&GRP_g1, 700);
     test_batch_sum(&GRP_g1, 20000);
 
     test_msm_random(&GRP_g2, 100);
@@ -526,6 +587,7 @@ int main(void)
     test_msm_edges(&GRP_g2);
     test_msm_points(&GRP_g2);
     test_msm_large(&GRP_g2, 1 << 10);
+    test_msm_batch_affine(&GRP_g2, 200);
     test_batch_sum(&GRP_g2, 20000);
 
     return test_done("test_msm");

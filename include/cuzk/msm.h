@@ -5,8 +5,10 @@
  * The CPU backend of the prover and the reference the GPU kernels are
  * tested against. Algorithms:
  *   - Pippenger's bucket method with signed (Booth-recoded) c-bit digits,
- *     XYZZ buckets filled by mixed additions, running-sum bucket reduction
- *     and window combination by doubling; c is chosen from a cost model
+ *     buckets filled in batches of affine additions sharing one inversion
+ *     (windows of >= 128 buckets; XYZZ mixed additions otherwise and when
+ *     a batch cannot fill), running-sum bucket reduction and window
+ *     combination by doubling; the additions are variable time; c is chosen from a cost model
  *     (src/msm/msm_common.c) together with how the work is split between
  *     threads;
  *   - batch affine summation (a pairwise tree, one shared inversion per
@@ -60,8 +62,10 @@ unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
 
 /* *r = sum_{i<n} [scalars[i]] points[i]; n = 0 gives infinity.
  * Allocates per call: one bucket array of 2^(c-1) XYZZ points per thread
- * (c the window size: 96 KiB per thread at c = 10, 3 MiB at c = 15) and
- * one XYZZ point per (window, point range) task; all freed on return. */
+ * (c the window size: 96 KiB per thread at c = 10, 3 MiB at c = 15) plus
+ * about 4 bytes per bucket and ~85 KiB (G2: ~160 KiB) of batch state per
+ * thread, and one XYZZ point per (window, point range) task; all freed on
+ * return. */
 cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 

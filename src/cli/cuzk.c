@@ -139,9 +139,11 @@ static int cmd_prove(int argc, char **argv)
         fprintf(stderr, "cuzk: %s\n", err);
         goto out;
     }
-    cuzk_status s = zkey ? cuzk_zkey_parse(&z, zb.data, zb.size, 0, err)
-                         : cuzk_bp_params_parse(&bp, zb.data, zb.size,
-                                                snarkjs_export ? CUZK_FMT_SNARKJS_BELLMAN : 0, err);
+    /* The bulk point checks are left to the key builder below, which
+     * decodes (and so checks) every point once. */
+    unsigned fl = CUZK_FMT_TRUST_POINTS | (snarkjs_export ? CUZK_FMT_SNARKJS_BELLMAN : 0);
+    cuzk_status s = zkey ? cuzk_zkey_parse(&z, zb.data, zb.size, CUZK_FMT_TRUST_POINTS, err)
+                         : cuzk_bp_params_parse(&bp, zb.data, zb.size, fl, err);
     if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;

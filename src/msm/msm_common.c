@@ -59,6 +59,16 @@ unsigned msm_threads(unsigned nthreads)
  * 10-20 % slower. Per-core throughput on 16 threads is ~1.5x lower than on
  * one (CPU time per point rises too: the machine, not load imbalance). */
 
+/* Since then: variable-time XYZZ additions (the unit is now the
+ * variable-time mixed addition, 8M + 2S) and batch-affine accumulation for
+ * windows of >= MSM_BA_MIN_BUCKETS buckets, whose per-point cost `ba_point`
+ * is relative to that unit; their buckets are affine (half the bytes), and
+ * `bucket` was refitted to 2.0. 2-core EPYC, 1 thread, us/point (* = the
+ * model's choice after the refit):
+ *   G1 2^16: c=11 7.24  c=12 6.75  c=13* 6.56  c=14 7.01
+ *   G1 2^18: c=12 6.47  c=13 5.97  c=14* 5.86  c=15 5.74
+ *   G2 2^16: c=11 17.9  c=12* 17.2  c=13 16.6 */
+
 #define MSM_L2_MISS 1.35
 
 /* Per-core L2 size; 1 MiB where the C library cannot tell. */
@@ -80,7 +90,9 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c
     p->c = cmin, p->nwin = msm_nwindows(cmin), p->nranges = 1, p->nthreads = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
         double nb = (double)((size_t)1 << (c - 1));
-        double bytes = nb * (double)costs->bucket_bytes;
+        int ba = ((size_t)1 << (c - 1)) >= MSM_BA_MIN_BUCKETS;
+        double point = ba ? costs->ba_point : 1.0;
+        double bytes = nb * (double)(ba ? costs->aff_bytes : costs->bucket_bytes);
         /* Keep all threads' buckets under 1 GiB (only a forced c may not). */
         if (!c_forced && bytes * T > (double)(1u << 30)) break;
         double miss = bytes > l2 ? MSM_L2_MISS : 1.0;
@@ -91,7 +103,7 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c
             size_t tasks = W * R;
             size_t t = tasks < T ? tasks : T;
             size_t rounds = (tasks + t - 1) / t;
-            double task = (double)((n + R - 1) / R) * miss + nb * costs->bucket;
+            double task = (double)((n + R - 1) / R) * point * miss + nb * costs->bucket;
             double total = (double)rounds * task + (double)(t - 1) * costs->thread +
                            (double)tasks * costs->bucket / 2 + 255.0 * costs->dbl;
             if (best < 0 || total < best) {

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ec/ec_var.h"
+
 /* ------------------------------------------------------------ Pippenger -- */
 
 struct pip_ctx {
@@ -32,6 +34,7 @@ struct pip_ctx {
     struct msm_plan plan;
     size_t nb_max;       /* buckets per thread */
     XYZZ *buckets;       /* plan.nthreads * nb_max */
+    unsigned char *bamem; /* plan.nthreads * BA_MEM_BYTES(nb_max) */
     XYZZ *results;       /* one per task: window w, range q at w * nranges + q */
     atomic_size_t next;  /* next task to claim */
 };
@@ -55,35 +58,241 @@ static inline int64_t pip_next(const struct pip_ctx *x, size_t *j, size_t end, u
     return 0;
 }
 
-static void pip_task(struct pip_ctx *x, XYZZ *bk, size_t task)
+/* ------------------------------------------- batch-affine accumulation --
+ *
+ * For windows with at least BA_MIN_BUCKETS buckets the buckets are kept in
+ * affine form and filled in batches: a batch holds up to B additions into
+ * distinct buckets, whose denominators (x2 - x1, or 2 y1 for P = Q) share
+ * one inversion by Montgomery's trick. Per addition, 1 M for the prefix
+ * product, 2 M walking back, then lambda = N / D (1 M), x3 = lambda^2 - x1
+ * - x2 (1 S), y3 = lambda (x1 - x3) - y1 (1 M): 5 M + 1 S plus 1/B of an
+ * inversion, against 8 M + 2 S for an XYZZ mixed addition. An empty bucket
+ * takes the point as is, and P + (-P) empties the bucket at once, so neither
+ * enters a batch. A point whose bucket already has an addition pending in
+ * the current batch is deferred to a queue (BA_QUEUE entries) that is
+ * retried first after each flush. If the queue overflows while the batch is
+ * still small (many points into few buckets: equal scalars, tiny windows),
+ * or once the input is used up, the buckets are converted to XYZZ in place
+ * and the remaining points are added by variable-time mixed additions. */
+
+#define BA_MAX 512           /* additions per batch at most */
+#define BA_QUEUE BA_MAX      /* deferred points at most */
+#define BA_MIN_BUCKETS MSM_BA_MIN_BUCKETS /* smaller windows: XYZZ */
+
+/* Batch size for a window of nb buckets: nb / 8 keeps a new point's chance
+ * of hitting a bucket already in the batch at most 1/8. */
+static inline size_t ba_batch(size_t nb)
+{
+    size_t b = nb / 8;
+    return b > BA_MAX ? BA_MAX : b;
+}
+
+struct ba_ent {
+    AFF p;      /* the point to add, sign applied */
+    uint32_t b; /* its bucket */
+    uint32_t tangent;
+};
+
+struct ba_def {
+    const AFF *p;
+    int64_t d;
+};
+
+/* Per-thread working memory besides the bucket array. */
+struct ba_mem {
+    uint32_t *mark; /* nb_max: the batch generation that last touched a bucket */
+    struct ba_ent *ent;
+    FE *pref;
+    struct ba_def *q;
+};
+
+#define BA_MEM_BYTES(nbmax)                                                       \
+    (((nbmax) * sizeof(uint32_t) + 7) / 8 * 8 + BA_MAX * (sizeof(struct ba_ent) + sizeof(FE)) + \
+     BA_QUEUE * sizeof(struct ba_def) + 64)
+
+struct ba_state {
+    AFF *ab;
+    struct ba_mem *mm;
+    uint32_t gen;
+    size_t m, qn, B;
+};
+
+/* Adds the point of signed digit d into its bucket, or queues the addition
+ * in the batch. Returns 0 (nothing done) if the bucket has one pending. */
+static inline int ba_insert(struct ba_state *st, const AFF *p, int64_t d)
+{
+    size_t b = (size_t)(d < 0 ? -d : d) - 1;
+    if (st->mm->mark[b] == st->gen) return 0;
+    AFF *a = &st->ab[b];
+    AFF q = *p;
+    if (d < 0) F(neg)(&q.y, &q.y);
+    if (F(is_zero)(&a->x) && F(is_zero)(&a->y)) {
+        *a = q;
+        return 1;
+    }
+    FE den;
+    uint32_t tangent = 0;
+    if (!F(eq)(&a->x, &q.x)) {
+        F(sub)(&den, &q.x, &a->x);
+    } else if (F(eq)(&a->y, &q.y)) {
+        F(dbl)(&den, &a->y);
+        tangent = 1;
+    } else {
+        memset(a, 0, sizeof *a); /* P + (-P) */
+        return 1;
+    }
+    size_t m = st->m;
+    struct ba_ent *e = &st->mm->ent[m];
+    e->p = q;
+    e->b = (uint32_t)b;
+    e->tangent = tangent;
+    if (m == 0)
+        st->mm->pref[0] = den;
+    else
+        F(mul)(&st->mm->pref[m], &st->mm->pref[m - 1], &den);
+    st->m = m + 1;
+    st->mm->mark[b] = st->gen;
+    return 1;
+}
+
+/* Performs the pending additions; starts a new batch. */
+static void ba_flush(struct ba_state *st)
+{
+    size_t m = st->m;
+    st->m = 0;
+    st->gen++;
+    if (m == 0) return;
+    struct ba_ent *e = st->mm->ent;
+    FE *pref = st->mm->pref;
+    FE inv, t, den, num, lam, x3, y3;
+    FE_INV_VAR(&inv, &pref[m - 1]);
+    for (size_t i = m; i-- > 0;) {
+        AFF *a = &st->ab[e[i].b];
+        const AFF *p = &e[i].p;
+        if (e[i].tangent) {
+            F(dbl)(&den, &a->y);
+            F(sqr)(&t, &a->x);
+            F(add)(&num, &t, &t);
+            F(add)(&num, &num, &t);
+        } else {
+            F(sub)(&den, &p->x, &a->x);
+            F(sub)(&num, &p->y, &a->y);
+        }
+        if (i > 0) {
+            F(mul)(&t, &inv, &pref[i - 1]); /* 1 / den_i */
+            F(mul)(&inv, &inv, &den);
+        } else {
+            t = inv;
+        }
+        F(mul)(&lam, &num, &t);
+        F(sqr)(&x3, &lam);
+        F(sub)(&x3, &x3, &a->x);
+        F(sub)(&x3, &x3, &p->x);
+        F(sub)(&y3, &a->x, &x3);
+        F(mul)(&y3, &y3, &lam);
+        F(sub)(&a->y, &y3, &a->y);
+        a->x = x3;
+    }
+}
+
+/* Flushes, then moves queued points into the new batch (flushing again
+ * whenever it fills). */
+static void ba_flush_retry(struct ba_state *st)
+{
+    ba_flush(st);
+    size_t k = 0;
+    struct ba_def *q = st->mm->q;
+    for (size_t i = 0; i < st->qn; i++) {
+        if (st->m == st->B) ba_flush(st);
+        if (!ba_insert(st, q[i].p, q[i].d)) q[k++] = q[i];
+    }
+    st->qn = k;
+}
+
+/* The affine buckets ab[0..nb) (overlaying bk) become XYZZ buckets, in
+ * place: bk[i] covers ab[2i] and ab[2i + 1], so going down from the top
+ * every affine bucket is read before it is overwritten. */
+static void ba_to_xyzz(XYZZ *bk, size_t nb)
+{
+    AFF *ab = (AFF *)(void *)bk;
+    for (size_t i = nb; i-- > 0;) {
+        AFF a = ab[i];
+        if (F(is_zero)(&a.x) && F(is_zero)(&a.y)) {
+            xyzz_set_inf_var(&bk[i]);
+        } else {
+            bk[i].x = a.x;
+            bk[i].y = a.y;
+            bk[i].zz = FE_ONE_;
+            bk[i].zzz = FE_ONE_;
+        }
+    }
+}
+
+static inline void pip_madd_digit(XYZZ *bk, const AFF *p, int64_t d)
+{
+    if (d > 0) {
+        xyzz_madd_var(&bk[d - 1], &bk[d - 1], p);
+    } else {
+        AFF np;
+        G(affine_neg)(&np, p);
+        xyzz_madd_var(&bk[-d - 1], &bk[-d - 1], &np);
+    }
+}
+
+static void pip_task(struct pip_ctx *x, XYZZ *bk, struct ba_mem *mm, size_t task)
 {
     unsigned c = x->plan.c, R = x->plan.nranges;
     unsigned w = (unsigned)(task / R), q = (unsigned)(task % R);
     size_t nb = msm_window_buckets(w, c);
     size_t j = x->n * q / R, end = x->n * (q + 1) / R;
-    for (size_t b = 0; b < nb; b++) G(xyzz_set_inf)(&bk[b]);
 
-    /* Accumulate: bucket |d| gets P, or -P for a negative digit. The next
-     * point's digit is found first so that its bucket can be prefetched
-     * while this addition runs. */
+    /* The next point's digit is found first so that its bucket can be
+     * prefetched while this one is handled. */
     const AFF *p = NULL, *pn = NULL;
     int64_t d = pip_next(x, &j, end, w, &p);
+    if (nb >= BA_MIN_BUCKETS && nb <= x->nb_max) {
+        struct ba_state st = {(AFF *)(void *)bk, mm, 1, 0, 0, ba_batch(nb)};
+        memset(st.ab, 0, nb * sizeof(AFF));
+        memset(mm->mark, 0, nb * sizeof(uint32_t));
+        const AFF *pc = NULL; /* crowded: the point that found the queue full */
+        int64_t dc = 0;
+        while (d != 0) {
+            int64_t dn = pip_next(x, &j, end, w, &pn);
+            if (dn != 0) __builtin_prefetch(&st.ab[(dn < 0 ? -dn : dn) - 1], 0);
+            if (!ba_insert(&st, p, d)) {
+                if (st.qn == BA_QUEUE) {
+                    if (st.m < st.B / 2) { /* crowded: finish in XYZZ */
+                        pc = p, dc = d;
+                        d = dn, p = pn;
+                        break;
+                    }
+                    ba_flush_retry(&st);
+                }
+                if (!ba_insert(&st, p, d)) mm->q[st.qn++] = (struct ba_def){p, d};
+            }
+            if (st.m == st.B) ba_flush_retry(&st);
+            d = dn, p = pn;
+        }
+        if (!pc && st.qn) ba_flush_retry(&st);
+        ba_flush(&st);
+        ba_to_xyzz(bk, nb);
+        for (size_t i = 0; i < st.qn; i++) pip_madd_digit(bk, mm->q[i].p, mm->q[i].d);
+        if (pc) pip_madd_digit(bk, pc, dc);
+    } else {
+        for (size_t b = 0; b < nb; b++) xyzz_set_inf_var(&bk[b]);
+    }
+    /* XYZZ accumulation: small windows, and whatever the batches left. */
     while (d != 0) {
         int64_t dn = pip_next(x, &j, end, w, &pn);
         if (dn != 0) __builtin_prefetch(&bk[(dn < 0 ? -dn : dn) - 1], 1);
-        if (d > 0) {
-            G(xyzz_add_mixed)(&bk[d - 1], &bk[d - 1], p);
-        } else {
-            AFF np;
-            G(affine_neg)(&np, p);
-            G(xyzz_add_mixed)(&bk[-d - 1], &bk[-d - 1], &np);
-        }
+        pip_madd_digit(bk, p, d);
         d = dn, p = pn;
     }
 
     /* Running sum over B_i = bk[i - 1] (the points of digit i), top first:
      * after B_i, sum = B_i + ... + B_nb and tot = sum_{i' >= i} (i' - i + 1)
-     * B_i', so after B_1 tot = sum_i i B_i. Two XYZZ additions per bucket;
+     * B_i', so after B_1 tot = sum_i i B_i. Two additions per bucket (a mixed
+     * one for sum when the bucket is still affine, ZZ = 1);
      * empty buckets (ZZ = 0) are not added to sum. */
     XYZZ sum, tot;
     G(xyzz_set_inf)(&sum);
@@ -91,10 +300,15 @@ static void pip_task(struct pip_ctx *x, XYZZ *bk, size_t task)
     int sum_inf = 1;
     for (size_t b = nb; b-- > 0;) {
         if (!F(is_zero)(&bk[b].zz)) {
-            G(xyzz_add)(&sum, &sum, &bk[b]);
+            if (F(eq)(&bk[b].zz, &FE_ONE_)) {
+                AFF a = {bk[b].x, bk[b].y};
+                xyzz_madd_var(&sum, &sum, &a);
+            } else {
+                xyzz_add_var(&sum, &sum, &bk[b]);
+            }
             sum_inf = 0;
         }
-        if (!sum_inf) G(xyzz_add)(&tot, &tot, &sum);
+        if (!sum_inf) xyzz_add_var(&tot, &tot, &sum);
     }
     x->results[task] = tot;
 }
@@ -107,10 +321,16 @@ static void pip_worker(void *arg, size_t b, size_t e)
      * its slot run here after this one, with its own buckets. */
     for (size_t slot = b; slot < e; slot++) {
         XYZZ *bk = x->buckets + slot * x->nb_max;
+        unsigned char *raw = x->bamem + slot * BA_MEM_BYTES(x->nb_max);
+        struct ba_mem mm;
+        mm.ent = (struct ba_ent *)(void *)raw;
+        mm.pref = (FE *)(void *)(mm.ent + BA_MAX);
+        mm.q = (struct ba_def *)(void *)(mm.pref + BA_MAX);
+        mm.mark = (uint32_t *)(void *)(mm.q + BA_QUEUE);
         for (;;) {
             size_t t = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
             if (t >= ntasks) break;
-            pip_task(x, bk, t);
+            pip_task(x, bk, &mm, t);
         }
     }
 }
@@ -129,10 +349,12 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars
     size_t ntasks = (size_t)x.plan.nwin * x.plan.nranges;
     x.nb_max = (size_t)1 << (x.plan.c - 1);
     size_t nbk = x.plan.nthreads * x.nb_max;
-    XYZZ *mem = malloc((nbk + ntasks) * sizeof(XYZZ));
+    XYZZ *mem = malloc((nbk + ntasks) * sizeof(XYZZ) +
+                       x.plan.nthreads * BA_MEM_BYTES(x.nb_max));
     if (!mem) return CUZK_ERR_NO_MEMORY;
     x.buckets = mem;
     x.results = mem + nbk;
+    x.bamem = (unsigned char *)(void *)(x.results + ntasks);
     atomic_init(&x.next, 0);
     cuzk_parallel_for(x.plan.nthreads, 1, x.plan.nthreads, pip_worker, &x);
 
@@ -144,7 +366,7 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars
     for (unsigned w = x.plan.nwin; w-- > 0;) {
         XYZZ s = x.results[(size_t)w * x.plan.nranges];
         for (unsigned q = 1; q < x.plan.nranges; q++)
-            G(xyzz_add)(&s, &s, &x.results[(size_t)w * x.plan.nranges + q]);
+            xyzz_add_var(&s, &s, &x.results[(size_t)w * x.plan.nranges + q]);
         if (w + 1 < x.plan.nwin)
             for (unsigned i = 0; i < x.plan.c; i++) G(dbl)(&acc, &acc);
         G(xyzz_to_jac)(&t, &s);
@@ -307,7 +529,7 @@ static void bsum_slot(struct bsum_ctx *x, size_t slot)
         if (pos == end && k <= BSUM_STOP) break;
         k = bsum_level(buf, k, pref, kind);
     }
-    for (size_t i = 0; i < k; i++) G(xyzz_add_mixed)(&acc, &acc, &buf[i]);
+    for (size_t i = 0; i < k; i++) xyzz_madd_var(&acc, &acc, &buf[i]);
     x->results[slot] = acc;
 }
 
@@ -331,7 +553,7 @@ static cuzk_status bsum_run(JAC *r, const AFF *points, const uint64_t *bitmap, s
     x.results = (XYZZ *)(void *)(x.mem + slots * BSUM_SLOT_BYTES);
     cuzk_parallel_for(slots, 1, (unsigned)slots, bsum_worker, &x);
     XYZZ acc = x.results[0];
-    for (size_t s = 1; s < slots; s++) G(xyzz_add)(&acc, &acc, &x.results[s]);
+    for (size_t s = 1; s < slots; s++) xyzz_add_var(&acc, &acc, &x.results[s]);
     free(x.mem);
     G(xyzz_to_jac)(r, &acc);
     return CUZK_OK;

@@ -106,8 +106,15 @@ struct msm_plan {
     unsigned c, nwin, nranges, nthreads;
 };
 
-/* Relative costs of the group's operations, in mixed additions. */
+/* Windows with at least this many buckets accumulate them in affine form,
+ * in batches sharing one inversion (msm_impl.h); smaller ones in XYZZ. */
+#define MSM_BA_MIN_BUCKETS 128
+
+/* Relative costs of the group's operations, in (variable-time XYZZ) mixed
+ * additions. */
 struct msm_costs {
+    double ba_point; /* one batch-affine bucket addition */
+    size_t aff_bytes; /* an affine bucket */
     double bucket; /* reducing one bucket (running sum: two additions) */
     double dbl;    /* one Jacobian doubling (window combination) */
     double thread; /* starting a thread */
