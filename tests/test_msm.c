@@ -161,16 +161,22 @@ static cuzk_scalar dec(cuzk_scalar k)
 
 /* The digits of every window, recombined in a 5-limb two's-complement
  * accumulator, give the folded scalar back; every digit is within its
- * bucket range. */
-static void check_digits(const uint64_t k[4], unsigned c)
+ * bucket range. nbits = MSM_SCALAR_BITS: k is any 256-bit value, folded
+ * first; otherwise k < 2^nbits already (GLV halves). */
+static void check_digits_bits(const uint64_t k[4], unsigned c, unsigned nbits)
 {
     uint64_t f[4], acc[5] = {0};
-    msm_fold(f, k);
-    CHECK(!msm_ge4(f, MSM_R_HALF) || memcmp(f, MSM_R_HALF, 32) == 0);
-    unsigned W = msm_nwindows(c);
+    if (nbits == MSM_SCALAR_BITS) {
+        msm_fold(f, k);
+        CHECK(!msm_ge4(f, MSM_R_HALF) || memcmp(f, MSM_R_HALF, 32) == 0);
+    } else {
+        memcpy(f, k, sizeof f);
+        CHECK(nbits == MSM_GLV_BITS && !f[2] && !f[3]);
+    }
+    unsigned W = msm_nwindows(c, nbits);
     for (unsigned w = 0; w < W; w++) {
         int64_t d = msm_digit(f, w, c);
-        int64_t nb = (int64_t)msm_window_buckets(w, c);
+        int64_t nb = (int64_t)msm_window_buckets(w, c, nbits);
         CHECK_MSG(d >= -nb && d <= nb, "c %u w %u digit %lld buckets %lld", c, w,
                   (long long)d, (long long)nb);
         if (w == W - 1) CHECK(d >= 0);
@@ -199,6 +205,11 @@ static void check_digits(const uint64_t k[4], unsigned c)
               "recoding c = %u", c);
 }
 
+static void check_digits(const uint64_t k[4], unsigned c)
+{
+    check_digits_bits(k, c, MSM_SCALAR_BITS);
+}
+
 static void test_digits(void)
 {
     cuzk_scalar ks[64];
@@ -223,6 +234,165 @@ static void test_digits(void)
         unsigned sa = msm_fold(a, ks[i].l), sb = msm_fold(b, nk);
         CHECK(memcmp(a, b, 32) == 0 && sa != sb);
     }
+}
+
+/* ------------------------------------------------------------- GLV (G1) -- */
+
+/* L = x^2 (MSM_GLV_L) as a scalar, and lambda = r - L = -x^2. */
+static cuzk_scalar glv_l(void)
+{
+    return (cuzk_scalar){{MSM_GLV_L[0], MSM_GLV_L[1], 0, 0}};
+}
+
+/* a * b for 2-limb a, b. */
+static void mul2(uint64_t r[4], const uint64_t a[2], const uint64_t b[2])
+{
+    memset(r, 0, 32);
+    for (int i = 0; i < 2; i++) {
+        unsigned __int128 cy = 0;
+        for (int j = 0; j < 2; j++) {
+            cy += (unsigned __int128)a[i] * b[j] + r[i + j];
+            r[i + j] = (uint64_t)cy;
+            cy >>= 64;
+        }
+        r[i + 2] = (uint64_t)cy;
+    }
+}
+
+/* r = a + b, 4 limbs; returns the carry. */
+static unsigned add4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    unsigned __int128 cy = 0;
+    for (int i = 0; i < 4; i++) {
+        cy += (unsigned __int128)a[i] + b[i];
+        r[i] = (uint64_t)cy;
+        cy >>= 64;
+    }
+    return (unsigned)cy;
+}
+
+static void mod_r(uint64_t v[4])
+{
+    while (msm_ge4(v, MSM_R)) msm_sub4(v, v, MSM_R);
+}
+
+/* The edge scalars of the GLV tests; returns how many (<= 40). */
+static size_t glv_edges(cuzk_scalar *ks)
+{
+    size_t m = 0;
+    cuzk_scalar L = glv_l(), lam;
+    msm_sub4(lam.l, MSM_R, L.l);
+    ks[m++] = (cuzk_scalar){{0, 0, 0, 0}};
+    ks[m++] = (cuzk_scalar){{1, 0, 0, 0}};
+    ks[m++] = (cuzk_scalar){{2, 0, 0, 0}};
+    ks[m++] = R_MINUS_1;
+    ks[m++] = dec(R_MINUS_1);
+    ks[m++] = (cuzk_scalar){{MSM_R[0], MSM_R[1], MSM_R[2], MSM_R[3]}};
+    ks[m] = ks[m - 1], ks[m].l[0]++, m++;                                   /* r + 1 */
+    ks[m++] = (cuzk_scalar){{MSM_R_HALF[0], MSM_R_HALF[1], MSM_R_HALF[2], MSM_R_HALF[3]}};
+    ks[m] = ks[m - 1], ks[m].l[0]++, m++;                                   /* (r+1)/2 */
+    ks[m++] = lam;
+    ks[m] = lam, ks[m].l[0]++, m++;
+    ks[m++] = dec(lam);
+    ks[m++] = L;
+    ks[m] = L, ks[m].l[0]++, m++;
+    ks[m++] = dec(L);
+    {
+        uint64_t l2[4]; /* L^2, L^2 - 1, L^2 + 1 (all around r) */
+        mul2(l2, MSM_GLV_L, MSM_GLV_L);
+        memcpy(ks[m].l, l2, 32), m++;
+        ks[m] = dec(ks[m - 1]), m++;
+        ks[m] = ks[m - 2], ks[m].l[0]++, m++;
+        uint64_t lm1[2] = {MSM_GLV_L[0] - 1, MSM_GLV_L[1]}; /* L (L - 1): k2 = L - 1 */
+        mul2(ks[m].l, MSM_GLV_L, lm1), m++;
+        ks[m] = dec(ks[m - 1]), m++;
+    }
+    ks[m++] = pow2(127);
+    ks[m++] = pow2(128);
+    ks[m++] = dec(pow2(128));
+    ks[m] = pow2(128), ks[m].l[0]++, m++;
+    ks[m++] = pow2(129);
+    ks[m++] = pow2(254);
+    ks[m++] = dec(pow2(254));
+    ks[m++] = pow2(255);
+    ks[m++] = dec(pow2(255));
+    ks[m++] = (cuzk_scalar){{~0ull, ~0ull, ~0ull, ~0ull}}; /* 2^256 - 1 */
+    ks[m++] = (cuzk_scalar){{~0ull, ~0ull, 0, 0}};         /* 2^128 - 1 */
+    ks[m++] = (cuzk_scalar){{0, 0, ~0ull, ~0ull}};
+    return m;
+}
+
+static void check_glv_split(const uint64_t k[4])
+{
+    uint64_t k1[2], k2[2], want[4], got[4];
+    msm_glv_split(k1, k2, k);
+    /* both halves in [0, L) (so < 2^128) */
+    CHECK(k1[1] < MSM_GLV_L[1] || (k1[1] == MSM_GLV_L[1] && k1[0] < MSM_GLV_L[0]));
+    CHECK(k2[1] < MSM_GLV_L[1] || (k2[1] == MSM_GLV_L[1] && k2[0] < MSM_GLV_L[0]));
+    /* k1 + k2 L = k mod r (no carry: < L^2 < 2^256) */
+    mul2(got, k2, MSM_GLV_L);
+    uint64_t k1w[4] = {k1[0], k1[1], 0, 0};
+    CHECK(add4(got, got, k1w) == 0);
+    mod_r(got);
+    memcpy(want, k, 32);
+    mod_r(want);
+    CHECK_MSG(memcmp(got, want, 32) == 0, "glv split %016llx%016llx%016llx%016llx",
+              (unsigned long long)k[3], (unsigned long long)k[2], (unsigned long long)k[1],
+              (unsigned long long)k[0]);
+}
+
+static void test_glv_split(void)
+{
+    /* r = L^2 - L + 1, so lambda = -L satisfies lambda^2 + lambda + 1 = 0 */
+    uint64_t l2[4], one[4] = {1, 0, 0, 0}, Lw[4] = {MSM_GLV_L[0], MSM_GLV_L[1], 0, 0};
+    mul2(l2, MSM_GLV_L, MSM_GLV_L);
+    msm_sub4(l2, l2, Lw);
+    add4(l2, l2, one);
+    CHECK(memcmp(l2, MSM_R, 32) == 0);
+
+    cuzk_scalar ks[40];
+    size_t m = glv_edges(ks);
+    for (size_t i = 0; i < m; i++) check_glv_split(ks[i].l);
+    for (size_t i = 0; i < 100000; i++) {
+        cuzk_scalar k;
+        if (i & 1) {
+            rand_scalar(&k);
+        } else {
+            for (int j = 0; j < 4; j++) k.l[j] = test_rand64();
+        }
+        check_glv_split(k.l);
+        if (i < 64) {
+            uint64_t k1[2], k2[2];
+            msm_glv_split(k1, k2, k.l);
+            uint64_t a[4] = {k1[0], k1[1], 0, 0}, b[4] = {k2[0], k2[1], 0, 0};
+            for (unsigned c = 1; c <= MSM_MAX_C; c++) {
+                check_digits_bits(a, c, MSM_GLV_BITS);
+                check_digits_bits(b, c, MSM_GLV_BITS);
+            }
+        }
+    }
+    /* digits of the extreme halves */
+    uint64_t hi[4] = {MSM_GLV_L[0] - 1, MSM_GLV_L[1], 0, 0}, top[4] = {~0ull, ~0ull, 0, 0};
+    for (unsigned c = 1; c <= MSM_MAX_C; c++) {
+        check_digits_bits(hi, c, MSM_GLV_BITS);
+        check_digits_bits(top, c, MSM_GLV_BITS);
+    }
+
+    /* phi(G) = (beta x, y) = [lambda] G with lambda = -x^2 = r - L, for the
+     * beta of src/ec/g1.c (and not the other root, L - 1). */
+    static const cuzk_fp beta = {{0x30f1361b798a64e8ull, 0xf3b8ddab7ece5a2aull,
+                                  0x16a8ca3ac61577f7ull, 0xc26a2ff874fd029bull,
+                                  0x3636b76660701c6eull, 0x051ba4ab241b6160ull}};
+    cuzk_g1_affine phi = CUZK_G1_GENERATOR;
+    cuzk_fp_mul(&phi.x, &phi.x, &beta);
+    cuzk_g1_jac want, got, other;
+    cuzk_g1_from_affine(&want, &phi);
+    cuzk_scalar lam, lm1 = dec(glv_l());
+    msm_sub4(lam.l, MSM_R, glv_l().l);
+    GRP_g1.naive(&got, &CUZK_G1_GENERATOR, &lam, 1);
+    CHECK_MSG(cuzk_g1_jac_eq(&got, &want), "phi(G) = [-x^2] G");
+    GRP_g1.naive(&other, &CUZK_G1_GENERATOR, &lm1, 1);
+    CHECK(!cuzk_g1_jac_eq(&other, &want));
 }
 
 static void test_scalar_from_fr(void)
@@ -260,6 +430,39 @@ static void check_msm(const struct grp *g, const void *p, const cuzk_scalar *k, 
               g->name, what, n);
     CHECK_MSG(g->msm_sparse(&got, p, k, n, 2) == CUZK_OK && g->jac_eq(&got, &want),
               "%s %s n=%zu sparse", g->name, what, n);
+}
+
+/* G1 MSM (GLV) with the edge scalars, at sizes 1, 2, 33, 1000. */
+static void test_glv_msm(void)
+{
+    static const size_t sizes[] = {1, 2, 33, 1000};
+    cuzk_scalar e[40];
+    size_t m = glv_edges(e);
+    const struct grp *g = &GRP_g1;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        for (size_t off = 0; off < m; off += (n >= m ? m : 1)) {
+            void *p = malloc(n * g->aff_size);
+            cuzk_scalar *k = malloc(n * sizeof *k);
+            g->gen_points(p, n);
+            for (size_t i = 0; i < n; i++) {
+                if (i < m || (i & 1)) k[i] = e[(off + i) % m];
+                else rand_scalar(&k[i]);
+            }
+            if (n > 2) memset(aff_at(g, p, n / 2), 0, g->aff_size); /* infinity */
+            check_msm(g, p, k, n, "glv edges");
+            if (n >= 33) {
+                jac_buf want, got;
+                g->naive(&want, p, k, n);
+                for (unsigned c = 1; c <= 16; c += 3)
+                    CHECK_MSG(g->msm_c(&got, p, k, n, 2, c) == CUZK_OK && g->jac_eq(&got, &want),
+                              "glv n=%zu c=%u", n, c);
+            }
+            free(p);
+            free(k);
+            if (n > 2) break;
+        }
+    }
 }
 
 static void test_msm_random(const struct grp *g, size_t maxn)
@@ -573,12 +776,14 @@ int main(void)
     test_seed("test_msm");
     test_digits();
     test_scalar_from_fr();
+    test_glv_split();
 
     test_msm_random(&GRP_g1, 1000);
     test_msm_windows(&GRP_g1);
     test_msm_edges(&GRP_g1);
     test_msm_points(&GRP_g1);
     test_msm_large(&GRP_g1, 1 << 12);
+    test_glv_msm();
     test_msm_batch_affine(&GRP_g1, 700);
     test_batch_sum(&GRP_g1, 20000);
 

@@ -65,7 +65,12 @@ unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
  * (c the window size: 96 KiB per thread at c = 10, 3 MiB at c = 15) plus
  * about 4 bytes per bucket and ~85 KiB (G2: ~160 KiB) of batch state per
  * thread, and one XYZZ point per (window, point range) task; all freed on
- * return. */
+ * return. G1 uses GLV: each scalar k is split as k1 + k2 L (L = x^2, both
+ * halves < 2^128) over P_i and -phi(P_i), so the call also allocates 2n
+ * affine points and 2n scalars (256 bytes per input point), and the window
+ * is chosen for 2n points with 128-bit scalars (cuzk_g1_msm_window reports
+ * it). The same holds for cuzk_g1_msm_c and for the Pippenger part of
+ * cuzk_g1_msm_sparse (per scalar that is neither 0 nor 1). */
 cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 

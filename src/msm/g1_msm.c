@@ -26,4 +26,18 @@
  * inversion from k ~ 30-150. Below BSUM_STOP points the rest are mixed-added
  * (at most 64 additions per thread and call, so the choice barely shows). */
 #define BSUM_STOP 64
+
+/* beta of src/ec/g1.c (Montgomery form): phi(x, y) = (beta x, y) = [-x^2] P
+ * on G1, so -phi(P) = (beta x, -y) = [L] P with L = x^2 (MSM_GLV_L). */
+static const cuzk_fp MSM_G1_BETA = {{0x30f1361b798a64e8ull, 0xf3b8ddab7ece5a2aull,
+                                     0x16a8ca3ac61577f7ull, 0xc26a2ff874fd029bull,
+                                     0x3636b76660701c6eull, 0x051ba4ab241b6160ull}};
+
+/* r = -phi(p); infinity (0, 0) stays (0, 0). */
+static inline void g1_neg_phi(cuzk_g1_affine *r, const cuzk_g1_affine *p)
+{
+    cuzk_fp_mul(&r->x, &p->x, &MSM_G1_BETA);
+    cuzk_fp_neg(&r->y, &p->y);
+}
+#define GLV_NEG_PHI g1_neg_phi
 #include "msm/msm_impl.h"

@@ -13,6 +13,50 @@ const uint64_t MSM_R[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
 const uint64_t MSM_R_HALF[4] = {0x7fffffff80000000ull, 0xa9ded2017fff2dffull,
                                 0x199cec0404d0ec02ull, 0x39f6d3a994cebea4ull};
 
+/* L = x^2 = 0xac45a4010001a4020000000100000000. */
+const uint64_t MSM_GLV_L[2] = {0x0000000100000000ull, 0xac45a4010001a402ull};
+
+/* One step of schoolbook division by L (Knuth's algorithm D with a
+ * two-limb divisor, normalised: the top bit of L is set): with *rem < L,
+ * returns q = floor((*rem 2^64 + u) / L) < 2^64 and leaves the remainder in
+ * *rem. The estimate from the top limb of L is at most 2 too large. */
+static uint64_t glv_div_step(unsigned __int128 *rem, uint64_t u)
+{
+    typedef unsigned __int128 u128;
+    const uint64_t l0 = MSM_GLV_L[0], l1 = MSM_GLV_L[1];
+    uint64_t n2 = (uint64_t)(*rem >> 64), n1 = (uint64_t)*rem, n0 = u;
+    uint64_t q = n2 >= l1 ? ~0ull : (uint64_t)(*rem / l1);
+    /* p = q L, 192 bits */
+    u128 t = (u128)q * l0;
+    uint64_t p0 = (uint64_t)t;
+    t = (u128)q * l1 + (uint64_t)(t >> 64);
+    uint64_t p1 = (uint64_t)t, p2 = (uint64_t)(t >> 64);
+    /* while p > n: q--, p -= L */
+    while (p2 > n2 || (p2 == n2 && (p1 > n1 || (p1 == n1 && p0 > n0)))) {
+        q--;
+        u128 d = (u128)p0 - l0;
+        p0 = (uint64_t)d;
+        d = (u128)p1 - l1 - (uint64_t)((d >> 64) & 1);
+        p1 = (uint64_t)d;
+        p2 -= (uint64_t)((d >> 64) & 1);
+    }
+    /* the remainder is < L < 2^128: its top limb is zero */
+    *rem = (((u128)n1 << 64) | n0) - (((u128)p1 << 64) | p0);
+    return q;
+}
+
+/* k2 = floor(k' / L), k1 = k' mod L for k' = k mod r: k' = h 2^128 + l
+ * with h < 2^127 <= L, so two 64-bit quotient digits. */
+void msm_glv_split(uint64_t k1[2], uint64_t k2[2], const uint64_t k[4])
+{
+    uint64_t v[4] = {k[0], k[1], k[2], k[3]};
+    while (msm_ge4(v, MSM_R)) msm_sub4(v, v, MSM_R);
+    unsigned __int128 rem = ((unsigned __int128)v[3] << 64) | v[2];
+    k2[1] = glv_div_step(&rem, v[1]);
+    k2[0] = glv_div_step(&rem, v[0]);
+    k1[0] = (uint64_t)rem, k1[1] = (uint64_t)(rem >> 64);
+}
+
 unsigned msm_threads(unsigned nthreads)
 {
     unsigned t = nthreads ? nthreads : cuzk_ncores();
@@ -23,7 +67,8 @@ unsigned msm_threads(unsigned nthreads)
  *
  * Unit: one mixed addition of an affine point into an XYZZ bucket. A call
  * with window size c has W = ceil(255 / c) windows (scalars folded below
- * 2^254, see msm_internal.h) and 2^(c-1) buckets per window. Cutting the
+ * 2^254, see msm_internal.h; ceil(129 / c) for the 128-bit GLV halves on
+ * G1, whose call then has 2n points) and 2^(c-1) buckets per window. Cutting the
  * points into R ranges gives W R independent tasks, each costing
  *     n / R * miss          bucket additions (digit 0 has probability 2^-c);
  *                           miss = 1, or MSM_L2_MISS once one thread's
@@ -33,7 +78,7 @@ unsigned msm_threads(unsigned nthreads)
  * run on T threads in ceil(W R / T) rounds (tasks are claimed dynamically,
  * so this is the makespan when all tasks cost the same). Then, serially,
  * the W R task results are summed and the windows combined with ~255
- * doublings; starting each extra thread costs `thread`. The model minimises
+ * (GLV: ~129) doublings; starting each extra thread costs `thread`. The model minimises
  * the total over c in [1, MSM_MAX_C] and R in [1, 4 T]. A larger R keeps
  * more cores busy when W is not a multiple of T, at the price of reducing
  * the buckets once more per range.
@@ -81,13 +126,14 @@ static double msm_l2_bytes(void)
     return l2 > 0 ? (double)l2 : (double)(1u << 20);
 }
 
-void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c_forced,
-                     const struct msm_costs *costs)
+void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
+                     unsigned c_forced, const struct msm_costs *costs)
 {
     unsigned T = msm_threads(nthreads);
     double best = -1, l2 = msm_l2_bytes();
     unsigned cmin = c_forced ? c_forced : 1, cmax = c_forced ? c_forced : MSM_MAX_C;
-    p->c = cmin, p->nwin = msm_nwindows(cmin), p->nranges = 1, p->nthreads = 1;
+    p->nbits = nbits;
+    p->c = cmin, p->nwin = msm_nwindows(cmin, nbits), p->nranges = 1, p->nthreads = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
         double nb = (double)((size_t)1 << (c - 1));
         int ba = ((size_t)1 << (c - 1)) >= MSM_BA_MIN_BUCKETS;
@@ -96,7 +142,7 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c
         /* Keep all threads' buckets under 1 GiB (only a forced c may not). */
         if (!c_forced && bytes * T > (double)(1u << 30)) break;
         double miss = bytes > l2 ? MSM_L2_MISS : 1.0;
-        unsigned W = msm_nwindows(c);
+        unsigned W = msm_nwindows(c, nbits);
         size_t rmax = (size_t)4 * T;
         if (rmax > n) rmax = n ? n : 1;
         for (size_t R = 1; R <= rmax; R++) {
@@ -105,7 +151,7 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c
             size_t rounds = (tasks + t - 1) / t;
             double task = (double)((n + R - 1) / R) * point * miss + nb * costs->bucket;
             double total = (double)rounds * task + (double)(t - 1) * costs->thread +
-                           (double)tasks * costs->bucket / 2 + 255.0 * costs->dbl;
+                           (double)tasks * costs->bucket / 2 + (double)(nbits + 1) * costs->dbl;
             if (best < 0 || total < best) {
                 best = total;
                 p->c = c, p->nwin = W, p->nranges = (unsigned)R, p->nthreads = (unsigned)t;

@@ -13,12 +13,16 @@
  *   AFF, JAC, XYZZ  the point types
  *   MSM_COSTS       a struct msm_costs initialiser for the cost model
  *   BSUM_STOP       batch-sum levels stop at this many points (see below)
+ *   GLV_NEG_PHI     optional (G1): GLV_NEG_PHI(AFF *r, const AFF *p) sets
+ *                   r = -phi(p) = [L] p (msm_internal.h); when defined,
+ *                   the MSMs run Pippenger on 128-bit GLV halves (below)
  *
  * Everything here is variable-time in the scalars, and branches on
  * whether points are equal, opposite or at infinity.
  */
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,7 +247,7 @@ static void pip_task(struct pip_ctx *x, XYZZ *bk, struct ba_mem *mm, size_t task
 {
     unsigned c = x->plan.c, R = x->plan.nranges;
     unsigned w = (unsigned)(task / R), q = (unsigned)(task % R);
-    size_t nb = msm_window_buckets(w, c);
+    size_t nb = msm_window_buckets(w, c, x->plan.nbits);
     size_t j = x->n * q / R, end = x->n * (q + 1) / R;
 
     /* The next point's digit is found first so that its bucket can be
@@ -335,9 +339,11 @@ static void pip_worker(void *arg, size_t b, size_t e)
     }
 }
 
-/* Pippenger over points j < n (through idx when non-NULL). */
+/* Pippenger over points j < n (through idx when non-NULL), whose scalars
+ * are < 2^nbits once folded. */
 static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars,
-                           const size_t *idx, size_t n, unsigned nthreads, unsigned c)
+                           const size_t *idx, size_t n, unsigned nbits, unsigned nthreads,
+                           unsigned c)
 {
     if (n == 0) {
         G(jac_set_inf)(r);
@@ -345,7 +351,7 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars
     }
     static const struct msm_costs costs = MSM_COSTS;
     struct pip_ctx x = {.points = points, .scalars = scalars, .idx = idx, .n = n};
-    msm_plan_choose(&x.plan, n, nthreads, c, &costs);
+    msm_plan_choose(&x.plan, n, nbits, nthreads, c, &costs);
     size_t ntasks = (size_t)x.plan.nwin * x.plan.nranges;
     x.nb_max = (size_t)1 << (x.plan.c - 1);
     size_t nbk = x.plan.nthreads * x.nb_max;
@@ -360,7 +366,7 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars
 
     /* Sum each window's ranges, then Horner over the windows (top first):
      * acc = 2^c acc + window w. c Jacobian doublings (2M + 5S each) per
-     * window, ~255 in all. */
+     * window, ~nbits + 1 in all. */
     JAC acc, t;
     G(jac_set_inf)(&acc);
     for (unsigned w = x.plan.nwin; w-- > 0;) {
@@ -377,25 +383,89 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const cuzk_scalar *scalars
     return CUZK_OK;
 }
 
+/* ------------------------------------------------------------------ GLV --
+ *
+ * With GLV_NEG_PHI, each k_i is split as k1 + k2 L (msm_glv_split, both
+ * halves in [0, 2^128)) and Pippenger runs over the 2n points P_i,
+ * -phi(P_i) = [L] P_i with 128-bit scalars: ceil(129 / c) windows instead
+ * of ceil(255 / c) and ~129 doublings instead of ~255, for one field
+ * multiplication per point to build -phi(P_i) and the split (two steps of
+ * division by L, ~35 ns). The 2n points and scalars go into a temporary array
+ * (sizeof(AFF) + 32 bytes per point, twice; 256 bytes per input point for
+ * G1), allocated per call and freed before return. */
+
+#ifdef GLV_NEG_PHI
+struct glv_ctx {
+    const AFF *points;
+    const cuzk_scalar *scalars;
+    const size_t *idx;
+    AFF *gp;         /* 2n: P_j at 2j, -phi(P_j) at 2j + 1 */
+    cuzk_scalar *gk; /* 2n: k1 at 2j, k2 at 2j + 1 */
+};
+
+static void glv_range(void *arg, size_t b, size_t e)
+{
+    struct glv_ctx *x = arg;
+    for (size_t j = b; j < e; j++) {
+        size_t s = x->idx ? x->idx[j] : j;
+        uint64_t k1[2], k2[2];
+        msm_glv_split(k1, k2, x->scalars[s].l);
+        x->gp[2 * j] = x->points[s];
+        GLV_NEG_PHI(&x->gp[2 * j + 1], &x->points[s]);
+        x->gk[2 * j] = (cuzk_scalar){{k1[0], k1[1], 0, 0}};
+        x->gk[2 * j + 1] = (cuzk_scalar){{k2[0], k2[1], 0, 0}};
+    }
+}
+#endif
+
+/* The MSM over points j < n (through idx when non-NULL): GLV where the
+ * group has it, else Pippenger on the full scalars. */
+static cuzk_status msm_run(JAC *r, const AFF *points, const cuzk_scalar *scalars,
+                           const size_t *idx, size_t n, unsigned nthreads, unsigned c)
+{
+#ifdef GLV_NEG_PHI
+    if (n == 0) {
+        G(jac_set_inf)(r);
+        return CUZK_OK;
+    }
+    if (n > SIZE_MAX / 2 / (sizeof(AFF) + sizeof(cuzk_scalar))) return CUZK_ERR_NO_MEMORY;
+    unsigned char *mem = malloc(2 * n * (sizeof(AFF) + sizeof(cuzk_scalar)));
+    if (!mem) return CUZK_ERR_NO_MEMORY;
+    struct glv_ctx x = {points, scalars, idx, (AFF *)(void *)mem, NULL};
+    x.gk = (cuzk_scalar *)(void *)(x.gp + 2 * n);
+    /* ~0.3 us per point: 2^12 points (~1 ms) per thread at least. */
+    cuzk_parallel_for(n, (size_t)1 << 12, msm_threads(nthreads), glv_range, &x);
+    cuzk_status st = pip_run(r, x.gp, x.gk, NULL, 2 * n, MSM_GLV_BITS, nthreads, c);
+    free(mem);
+    return st;
+#else
+    return pip_run(r, points, scalars, idx, n, MSM_SCALAR_BITS, nthreads, c);
+#endif
+}
+
 unsigned G(msm_window)(size_t n, unsigned nthreads)
 {
     static const struct msm_costs costs = MSM_COSTS;
     struct msm_plan p;
-    msm_plan_choose(&p, n, nthreads, 0, &costs);
+#ifdef GLV_NEG_PHI
+    msm_plan_choose(&p, 2 * n, MSM_GLV_BITS, nthreads, 0, &costs);
+#else
+    msm_plan_choose(&p, n, MSM_SCALAR_BITS, nthreads, 0, &costs);
+#endif
     return p.c;
 }
 
 cuzk_status G(msm)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                    unsigned nthreads)
 {
-    return pip_run(r, points, scalars, NULL, n, nthreads, 0);
+    return msm_run(r, points, scalars, NULL, n, nthreads, 0);
 }
 
 cuzk_status G(msm_c)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                      unsigned nthreads, unsigned c)
 {
     if (c > MSM_MAX_C) return CUZK_ERR_INVALID_ARGUMENT;
-    return pip_run(r, points, scalars, NULL, n, nthreads, c);
+    return msm_run(r, points, scalars, NULL, n, nthreads, c);
 }
 
 /* ---------------------------------------------------- batch affine sum --
@@ -587,7 +657,7 @@ cuzk_status G(msm_sparse)(JAC *r, const AFF *points, const cuzk_scalar *scalars,
     JAC a, b;
     st = bsum_run(&a, points, ones, n, nthreads);
     if (st != CUZK_OK) goto out;
-    st = pip_run(&b, points, scalars, rest, m, nthreads, 0);
+    st = msm_run(&b, points, scalars, rest, m, nthreads, 0);
     if (st != CUZK_OK) goto out;
     G(add)(r, &a, &b);
 out:

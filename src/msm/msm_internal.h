@@ -19,8 +19,12 @@
 
 /* Scalars are reduced mod r and then "folded": k > (r - 1) / 2 becomes
  * r - k with the point negated, so k < 2^254 and ceil(255 / c) signed
- * windows suffice (see msm_digit). */
+ * windows suffice (see msm_digit). The Pippenger core takes the scalar
+ * bit length nbits as a parameter (every scalar < 2^nbits after folding):
+ * MSM_SCALAR_BITS for plain scalars, MSM_GLV_BITS for the halves of the G1
+ * GLV decomposition (msm_glv_split). */
 #define MSM_SCALAR_BITS 254
+#define MSM_GLV_BITS 128
 
 extern const uint64_t MSM_R[4];      /* r */
 extern const uint64_t MSM_R_HALF[4]; /* (r - 1) / 2 */
@@ -69,13 +73,13 @@ static inline uint64_t msm_bits(const uint64_t k[4], unsigned pos, unsigned len)
     return x & ((1ull << len) - 1);
 }
 
-/* The signed digit of window w (bits [w c, w c + c)) of a folded k:
+/* The signed digit of window w (bits [w c, w c + c)) of a folded k < 2^nbits:
  *   d_w = (bits of window w) + (top bit of window w - 1)
  *         - 2^c (top bit of window w).
  * Each digit depends only on c + 1 bits of k, so windows are recoded
  * independently, and sum_w d_w 2^(w c) = k - 2^(W c) (bit W c - 1 of k);
- * with W c >= 255 > MSM_SCALAR_BITS that bit is zero, so the digits give k
- * exactly. |d_w| <= 2^(c-1): buckets 1 .. 2^(c-1) suffice. */
+ * with W c >= nbits + 1 that bit is zero, so the digits give k exactly.
+ * |d_w| <= 2^(c-1): buckets 1 .. 2^(c-1) suffice. */
 static inline int64_t msm_digit(const uint64_t k[4], unsigned w, unsigned c)
 {
     unsigned lo = w * c;
@@ -84,26 +88,31 @@ static inline int64_t msm_digit(const uint64_t k[4], unsigned w, unsigned c)
     return (int64_t)(mid + (v & 1)) - (int64_t)((mid >> (c - 1)) << c);
 }
 
-/* Number of windows for window size c: ceil(255 / c). */
-static inline unsigned msm_nwindows(unsigned c) { return (255 + c - 1) / c; }
+/* Number of windows for window size c and scalars < 2^nbits:
+ * ceil((nbits + 1) / c). */
+static inline unsigned msm_nwindows(unsigned c, unsigned nbits)
+{
+    return (nbits + 1 + c - 1) / c;
+}
 
 /* Buckets needed by window w: 2^(c-1), except the top window, whose live
- * bits (below MSM_SCALAR_BITS) number t <= c - 1, so its digits are
- * non-negative and at most 2^t. */
-static inline size_t msm_window_buckets(unsigned w, unsigned c)
+ * bits (below nbits) number t <= c - 1, so its digits are non-negative and
+ * at most 2^t. */
+static inline size_t msm_window_buckets(unsigned w, unsigned c, unsigned nbits)
 {
     unsigned lo = w * c;
-    if (lo + c > MSM_SCALAR_BITS) {
-        unsigned t = MSM_SCALAR_BITS - lo;
+    if (lo + c > nbits) {
+        unsigned t = nbits - lo;
         return (size_t)1 << (t < c - 1 ? t : c - 1);
     }
     return (size_t)1 << (c - 1);
 }
 
-/* How a Pippenger call is cut: window size c, nwin windows, the points in
- * nranges contiguous ranges, nwin * nranges tasks run by nthreads threads. */
+/* How a Pippenger call is cut: scalars of nbits bits, window size c, nwin
+ * windows, the points in nranges contiguous ranges, nwin * nranges tasks
+ * run by nthreads threads. */
 struct msm_plan {
-    unsigned c, nwin, nranges, nthreads;
+    unsigned nbits, c, nwin, nranges, nthreads;
 };
 
 /* Windows with at least this many buckets accumulate them in affine form,
@@ -121,10 +130,21 @@ struct msm_costs {
     size_t bucket_bytes;
 };
 
-/* Chooses c (or takes c_forced if nonzero) and the split for n points and
- * nthreads threads (0 = all cores); see the cost model in msm_common.c. */
-void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nthreads, unsigned c_forced,
-                     const struct msm_costs *costs);
+/* Chooses c (or takes c_forced if nonzero) and the split for n points with
+ * scalars < 2^nbits and nthreads threads (0 = all cores); see the cost
+ * model in msm_common.c. */
+void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
+                     unsigned c_forced, const struct msm_costs *costs);
+
+/* GLV on G1. phi(x, y) = (beta x, y) acts on G1 as [-L] with
+ * L = x^2 = MSM_GLV_L (x the BLS parameter; r = L^2 - L + 1, so L is a
+ * root of l^2 - l + 1 and -L one of l^2 + l + 1 mod r; the beta of
+ * src/ec/g1.c picks -L, checked by tests/test_msm.c). Any k mod r is k = k1 + k2 L with k2 = floor(k' / L),
+ * k1 = k' mod L (k' = k mod r < r < L^2), so 0 <= k1, k2 < L < 2^128, and
+ *   [k] P = [k1] P + [k2] (-phi(P)).
+ * msm_glv_split writes k1 and k2 (2 limbs each) for any 256-bit k. */
+extern const uint64_t MSM_GLV_L[2];
+void msm_glv_split(uint64_t k1[2], uint64_t k2[2], const uint64_t k[4]);
 
 unsigned msm_threads(unsigned nthreads);
 
