@@ -11,7 +11,7 @@
 
 #include <cuzk/gpu.h>
 
-#include "test_util.h"
+#include "gpu_test.h"
 
 #define NAME "test_gpu_ff"
 
@@ -266,22 +266,12 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
 
 int main(void)
 {
-    int count = 0;
-    cuzk_status st = cuzk_gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("%s: skipped: no GPU (%s)\n", NAME,
-               st != CUZK_OK ? cuzk_gpu_last_error() : "no CUDA device");
-        return 77;
-    }
-    cuzk_gpu_device_info info;
-    if (cuzk_gpu_get_device_info(0, &info) == CUZK_OK)
-        printf("%s: device 0: %s, cc %d.%d, %d SMs\n", NAME, info.name, info.cc_major,
-               info.cc_minor, info.sm_count);
-    test_seed(NAME);
+    int skip = gpu_test_start(NAME);
+    if (skip) return skip;
 
     /* A 4 MiB pool: the 65537-element Fp batches go through it in chunks. */
     cuzk_gpu_ctx *ctx = NULL;
-    st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)4 << 20);
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)4 << 20);
     CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
     if (st != CUZK_OK) return test_done(NAME);
 

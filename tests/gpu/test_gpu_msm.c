@@ -20,7 +20,7 @@
 #include <cuzk/gpu.h>
 #include <cuzk/msm.h>
 
-#include "test_util.h"
+#include "gpu_test.h"
 
 #define NAME "test_gpu_msm"
 
@@ -257,12 +257,8 @@ static void test_misuse(void)
 
 int main(void)
 {
-    test_seed(NAME);
-    int count = 0;
-    if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("%s: skipped: no GPU\n", NAME);
-        return 77;
-    }
+    int skip = gpu_test_start(NAME);
+    if (skip) return skip;
     cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, 0);
     if (st != CUZK_OK) {
         fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), cuzk_gpu_last_error());

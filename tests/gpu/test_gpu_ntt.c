@@ -15,7 +15,7 @@
 #include <cuzk/gpu.h>
 #include <cuzk/poly.h>
 
-#include "test_util.h"
+#include "gpu_test.h"
 
 #define NAME "test_gpu_ntt"
 
@@ -197,24 +197,14 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
 
 int main(void)
 {
-    int count = 0;
-    cuzk_status st = cuzk_gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("%s: skipped: no GPU (%s)\n", NAME,
-               st != CUZK_OK ? cuzk_gpu_last_error() : "no CUDA device");
-        return 77;
-    }
-    cuzk_gpu_device_info info;
-    if (cuzk_gpu_get_device_info(0, &info) == CUZK_OK)
-        printf("%s: device 0: %s, cc %d.%d, %d SMs\n", NAME, info.name, info.cc_major,
-               info.cc_minor, info.sm_count);
-    test_seed(NAME);
+    int skip = gpu_test_start(NAME);
+    if (skip) return skip;
     const char *q = getenv("CUZK_TEST_QUICK");
     int quick = q && *q && *q != '0';
 
     /* Pool: 2^22 elements (128 MiB) for the host convenience. */
     cuzk_gpu_ctx *ctx = NULL;
-    st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)32 << 22);
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)32 << 22);
     CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
     if (st != CUZK_OK) return test_done(NAME);
 
