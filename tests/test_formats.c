@@ -22,22 +22,6 @@
 
 /* ------------------------------------------------------------- helpers -- */
 
-/* $CUZK_TESTDATA, else "tests/data" if it exists (run from the repo root),
- * else the data/ folder next to this source file (CMake passes absolute
- * source paths, so this also works from a build directory). */
-static const char *data_dir(void)
-{
-    static char dir[1024];
-    const char *d = getenv("CUZK_TESTDATA");
-    if (d && *d) return d;
-    if (access("tests/data/mul.zkey", R_OK) == 0) return "tests/data";
-    snprintf(dir, sizeof dir, "%s", __FILE__);
-    char *slash = strrchr(dir, '/');
-    if (!slash) return "tests/data";
-    snprintf(slash + 1, sizeof dir - (size_t)(slash + 1 - dir), "data");
-    return dir;
-}
-
 typedef struct {
     uint8_t *p;
     size_t n;
@@ -48,7 +32,7 @@ static buf load(const char *name)
     char path[1024], err[CUZK_ERRMSG_LEN];
     cuzk_blob b;
     buf r = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s", data_dir(), name);
+    snprintf(path, sizeof path, "%s/%s", test_data_dir(), name);
     cuzk_status s = cuzk_blob_read(&b, path, err);
     CHECK_MSG(s == CUZK_OK, "%s", err);
     if (s != CUZK_OK) {
@@ -1222,7 +1206,7 @@ static void test_files(void)
 {
     char path[1024], err[CUZK_ERRMSG_LEN];
     cuzk_blob b;
-    snprintf(path, sizeof path, "%s/mul.zkey", data_dir());
+    snprintf(path, sizeof path, "%s/mul.zkey", test_data_dir());
     CHECK(cuzk_blob_map(&b, path, err) == CUZK_OK);
     CHECK(b.size == f_zkey.n && !memcmp(b.data, f_zkey.p, b.size));
     cuzk_zkey z;

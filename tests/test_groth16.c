@@ -10,19 +10,11 @@
 
 #include "test_util.h"
 
-static char path_buf[1024];
-
-static const char *data_path(const char *name)
-{
-    const char *dir = getenv("CUZK_TESTDATA");
-    snprintf(path_buf, sizeof path_buf, "%s/%s", dir ? dir : "tests/data", name);
-    return path_buf;
-}
-
 static int load(cuzk_blob *b, const char *name)
 {
-    char err[CUZK_ERRMSG_LEN];
-    cuzk_status s = cuzk_blob_read(b, data_path(name), err);
+    char err[CUZK_ERRMSG_LEN], path[1024];
+    snprintf(path, sizeof path, "%s/%s", test_data_dir(), name);
+    cuzk_status s = cuzk_blob_read(b, path, err);
     CHECK_MSG(s == CUZK_OK, "%s: %s", name, err);
     return s == CUZK_OK;
 }

@@ -80,6 +80,14 @@ static inline void test_seed(const char *name)
     }
 }
 
+/* The folder of tests/data: $CUZK_TESTDATA (ctest sets it), else
+ * "tests/data" (run from the repository root). */
+static inline const char *test_data_dir(void)
+{
+    const char *d = getenv("CUZK_TESTDATA");
+    return d && *d ? d : "tests/data";
+}
+
 /* Uniform random field elements by rejection sampling of canonical values. */
 #include <cuzk/ff.h>
 

@@ -27,12 +27,6 @@
 
 /* ------------------------------------------------------------- helpers -- */
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("CUZK_TESTDATA");
-    return d && *d ? d : "tests/data";
-}
-
 typedef struct {
     uint8_t *p;
     size_t n;
@@ -43,7 +37,7 @@ static buf load(const char *name)
     char path[1024], err[CUZK_ERRMSG_LEN];
     cuzk_blob b;
     buf r = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s", data_dir(), name);
+    snprintf(path, sizeof path, "%s/%s", test_data_dir(), name);
     if (cuzk_blob_read(&b, path, err) != CUZK_OK) {
         fprintf(stderr, "cannot read %s (%s): set CUZK_TESTDATA to tests/data\n", path, err);
         exit(1);

@@ -113,19 +113,27 @@ int G(affine_eq)(const AFF *a, const AFF *b)
     return F(eq)(&a->x, &b->x) & F(eq)(&a->y, &b->y);
 }
 
+/* Both points over the common denominator: u = X Z'^2, s = Y Z'^3 (and
+ * the squares z1z1 = Z1^2, z2z2 = Z2^2 that add-2007-bl reuses). 6M + 2S. */
+static void G(jac_cross)(FE *z1z1, FE *z2z2, FE *u1, FE *u2, FE *s1, FE *s2, const JAC *a,
+                         const JAC *b)
+{
+    F(sqr)(z1z1, &a->z);
+    F(sqr)(z2z2, &b->z);
+    F(mul)(u1, &a->x, z2z2);
+    F(mul)(u2, &b->x, z1z1);
+    F(mul)(s1, &a->y, &b->z);
+    F(mul)(s1, s1, z2z2);
+    F(mul)(s2, &b->y, &a->z);
+    F(mul)(s2, s2, z1z1);
+}
+
 /* X1 Z2^2 = X2 Z1^2 and Y1 Z2^3 = Y2 Z1^3, or both infinite. 6M + 2S. */
 int G(jac_eq)(const JAC *a, const JAC *b)
 {
     FE z1z1, z2z2, u1, u2, s1, s2;
     int ia = G(jac_is_inf)(a), ib = G(jac_is_inf)(b);
-    F(sqr)(&z1z1, &a->z);
-    F(sqr)(&z2z2, &b->z);
-    F(mul)(&u1, &a->x, &z2z2);
-    F(mul)(&u2, &b->x, &z1z1);
-    F(mul)(&s1, &a->y, &b->z);
-    F(mul)(&s1, &s1, &z2z2);
-    F(mul)(&s2, &b->y, &a->z);
-    F(mul)(&s2, &s2, &z1z1);
+    G(jac_cross)(&z1z1, &z2z2, &u1, &u2, &s1, &s2, a, b);
     int same = F(eq)(&u1, &u2) & F(eq)(&s1, &s2);
     return (ia & ib) | (((ia | ib) ^ 1) & same);
 }
@@ -263,14 +271,7 @@ void G(add)(JAC *r, const JAC *p, const JAC *q)
     FE z1z1, z2z2, u1, u2, s1, s2, h, rr, n, e, e2, i, j, v, t;
     JAC o;
     int p_inf = G(jac_is_inf)(p), q_inf = G(jac_is_inf)(q);
-    F(sqr)(&z1z1, &p->z);
-    F(sqr)(&z2z2, &q->z);
-    F(mul)(&u1, &p->x, &z2z2);
-    F(mul)(&u2, &q->x, &z1z1);
-    F(mul)(&s1, &p->y, &q->z);
-    F(mul)(&s1, &s1, &z2z2);
-    F(mul)(&s2, &q->y, &p->z);
-    F(mul)(&s2, &s2, &z1z1);
+    G(jac_cross)(&z1z1, &z2z2, &u1, &u2, &s1, &s2, p, q);
     F(sub)(&h, &u2, &u1);
     F(sub)(&rr, &s2, &s1);
     F(dbl)(&rr, &rr);
