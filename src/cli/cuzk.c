@@ -11,26 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 
-#define EXIT_INVALID 1
-#define EXIT_UNUSABLE 2
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "cuzk: %s: %s\n", what, detail);
-    return EXIT_UNUSABLE;
-}
+#include "cli.h"
 
 static int usage(FILE *f, int status)
 {
@@ -50,18 +35,7 @@ static int usage(FILE *f, int status)
     return status;
 }
 
-/* Reads a whole file; on failure prints the reason. */
-static int read_file(cuzk_blob *b, const char *path)
-{
-    char err[CUZK_ERRMSG_LEN];
-    if (cuzk_blob_read(b, path, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s\n", err);
-        return 0;
-    }
-    return 1;
-}
-
-static int cmd_prove(int argc, char **argv)
+int cmd_prove(int argc, char **argv)
 {
     const char *zkey = NULL, *params = NULL, *wtns = NULL, *r1cs = NULL, *proof_out = NULL;
     const char *public_out = NULL, *format = "json";
@@ -85,26 +59,22 @@ static int cmd_prove(int argc, char **argv)
         case 'p': proof_out = optarg; break;
         case 'u': public_out = optarg; break;
         case 'f': format = optarg; break;
-        case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || v > 1024) return fail("--threads", "expects 0..1024");
-            threads = (unsigned)v;
+        case 't':
+            if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
             break;
-        }
         case 'q': quiet = 1; break;
         case 'h': return usage(stdout, 0);
         default: return usage(stderr, EXIT_UNUSABLE);
         }
     }
-    if (optind < argc) return fail("prove", "unexpected argument (see --help)");
+    if (optind < argc) return cli_fail("prove", "unexpected argument (see --help)");
     if (!zkey == !params)
-        return fail("prove", "give exactly one key: --zkey or --params (see --help)");
-    if (params && !r1cs) return fail("prove", "--params needs the circuit: --r1cs C.r1cs");
-    if (!wtns || !proof_out) return fail("prove", "--wtns and --proof are required (see --help)");
+        return cli_fail("prove", "give exactly one key: --zkey or --params (see --help)");
+    if (params && !r1cs) return cli_fail("prove", "--params needs the circuit: --r1cs C.r1cs");
+    if (!wtns || !proof_out) return cli_fail("prove", "--wtns and --proof are required (see --help)");
     int filecoin = !strcmp(format, "filecoin");
-    if (!filecoin && strcmp(format, "json")) return fail("--format", "expects json or filecoin");
-    if (!filecoin && !public_out) return fail("prove", "--public is required with --format json");
+    if (!filecoin && strcmp(format, "json")) return cli_fail("--format", "expects json or filecoin");
+    if (!filecoin && !public_out) return cli_fail("prove", "--public is required with --format json");
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
@@ -115,16 +85,16 @@ static int cmd_prove(int argc, char **argv)
     cuzk_r1cs rc1 = {0};
     cuzk_groth16_pk pk = {0};
     char *json = NULL;
-    double t0 = now_ms();
+    double t0 = cli_now_ms();
 
-    if (!read_file(&wb, wtns)) goto out;
+    if (!cli_read_file(&wb, wtns)) goto out;
     if (cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", wtns, err);
         goto out;
     }
     if (r1cs) {
         uint64_t bad = 0;
-        if (!read_file(&rb, r1cs)) goto out;
+        if (!cli_read_file(&rb, r1cs)) goto out;
         if (cuzk_r1cs_parse(&rc1, rb.data, rb.size, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s: %s\n", r1cs, err);
             goto out;
@@ -148,14 +118,14 @@ static int cmd_prove(int argc, char **argv)
         fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
-    double t_load = now_ms() - t0;
+    double t_load = cli_now_ms() - t0;
     s = zkey ? cuzk_groth16_pk_from_zkey(&pk, &z, threads, err)
              : cuzk_groth16_pk_from_params(&pk, &bp, &rc1, threads, err);
     if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
-    double t_key = now_ms() - t0 - t_load;
+    double t_key = cli_now_ms() - t0 - t_load;
 
     cuzk_proof proof;
     cuzk_groth16_timings t;
@@ -199,7 +169,7 @@ static int cmd_prove(int argc, char **argv)
         printf("  %-22s %10.2f ms\n", "blinding", t.assemble_ms);
         printf("  %-22s %10.2f ms\n", "self-check (verify)", t.verify_ms);
         printf("  %-22s %10.2f ms\n", "prover total", t.total_ms);
-        printf("  %-22s %10.2f ms\n", "command total", now_ms() - t0);
+        printf("  %-22s %10.2f ms\n", "command total", cli_now_ms() - t0);
     }
     rc = 0;
 out:
@@ -215,7 +185,7 @@ out:
     return rc;
 }
 
-static int cmd_verify(int argc, char **argv)
+int cmd_verify(int argc, char **argv)
 {
     const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL;
     static const struct option opts[] = {{"vk", required_argument, 0, 'v'},
@@ -233,9 +203,9 @@ static int cmd_verify(int argc, char **argv)
         default: return usage(stderr, EXIT_UNUSABLE);
         }
     }
-    if (optind < argc) return fail("verify", "unexpected argument (see --help)");
+    if (optind < argc) return cli_fail("verify", "unexpected argument (see --help)");
     if (!vk_path || !proof_path || !public_path)
-        return fail("verify", "--vk, --proof and --public are required (see --help)");
+        return cli_fail("verify", "--vk, --proof and --public are required (see --help)");
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
@@ -244,7 +214,7 @@ static int cmd_verify(int argc, char **argv)
     cuzk_proof proof;
     cuzk_fr *pub = NULL;
     size_t n_pub = 0;
-    if (!read_file(&vb, vk_path) || !read_file(&pb, proof_path) || !read_file(&ub, public_path))
+    if (!cli_read_file(&vb, vk_path) || !cli_read_file(&pb, proof_path) || !cli_read_file(&ub, public_path))
         goto out;
     if (cuzk_vk_from_json(&vk, (const char *)vb.data, vb.size, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", vk_path, err);
@@ -282,12 +252,21 @@ out:
     return rc;
 }
 
+/* The commands, in the order --help lists them. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"prove", cmd_prove},
+    {"verify", cmd_verify},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr, EXIT_UNUSABLE);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) return usage(stdout, 0);
-    if (!strcmp(argv[1], "prove")) return cmd_prove(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "verify")) return cmd_verify(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
     return usage(stderr, EXIT_UNUSABLE);
 }
