@@ -10,6 +10,8 @@ int bench_micro(int argc, char **argv);   /* CPU arithmetic, ns/op */
 int bench_kernels(int argc, char **argv); /* GPU kernels (bench/kernels.c) */
 int bench_prove(int argc, char **argv);   /* CPU Groth16 prover stages */
 int bench_pce(int argc, char **argv);     /* PCE compile and SpMV (bench/pce.c) */
+int bench_setup(int argc, char **argv);   /* Groth16 setup points/s (bench/setup.c) */
+int bench_witness(int argc, char **argv); /* built-in circuits (bench/witness.c) */
 
 static inline double bench_now_ns(void)
 {

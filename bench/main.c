@@ -13,6 +13,8 @@ static const struct {
     {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
     {"prove", bench_prove, "CPU Groth16 prover, per stage (snarkjs .zkey + .wtns)"},
     {"pce", bench_pce, "PCE on a PoRep-shaped R1CS: bytes/nnz, compile, SpMV ns/nnz, GB/s"},
+    {"setup", bench_setup, "Groth16 setup (insecure keys): points/s at 2^10..2^N"},
+    {"witness", bench_witness, "built-in circuits: record, witness M constraints/s, PCE SpMV"},
 };
 
 static void usage(FILE *f)

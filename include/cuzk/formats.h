@@ -462,4 +462,18 @@ cuzk_status cuzk_zkey_write(const char *path, const cuzk_zkey_src *src, char *er
 uint64_t cuzk_zkey_size(const cuzk_zkey_src *src);
 /* ================================================== iden3 writers (end) == */
 
+/* ========================================== bellperson writers (begin) == */
+/* Path writers of the bellperson formats (src/formats/write_bellperson.c),
+ * byte for byte the encoders above (cuzk_bp_vk_encode, cuzk_bp_params_write)
+ * and so what cuzk_bp_vk_parse / cuzk_bp_params_parse read back. Atomic: to
+ * "path.tmp.<pid>", fsync, rename; on failure path is untouched. Errors as
+ * the encoders (CUZK_ERR_INVALID_ARGUMENT for identity points, a vk without
+ * beta_g1/delta_g1, n_h + 1 not a power of two), CUZK_ERR_IO naming the
+ * path. Keys made by cuzk setup are insecure (for tests and benchmarks);
+ * writing them as .params does not change that. */
+cuzk_status cuzk_bp_vk_write(const char *path, const cuzk_vk *vk, char *err);
+cuzk_status cuzk_bp_params_write_path(const char *path, const cuzk_bp_params_src *src,
+                                      char *err);
+/* ============================================ bellperson writers (end) == */
+
 #endif /* CUZK_FORMATS_H */

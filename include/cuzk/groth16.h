@@ -109,4 +109,155 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
 cuzk_status cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_proof *proof, const cuzk_fr *pub,
                                 size_t n_pub);
 
+/* ====================================================== setup (begin) == */
+/* Groth16 setup from R1CS matrices (src/groth16/setup.c; docs/keys.md).
+ *
+ * INSECURE: FOR TESTS AND BENCHMARKS. One party draws the toxic waste
+ * (tau, alpha, beta, gamma, delta) and forgets it; there is no ceremony, so
+ * whoever ran (or can reproduce) the setup can forge proofs. Every key made
+ * here is labelled "insecure: for tests and benchmarks" wherever it is
+ * described (key files, CLI output).
+ *
+ * Conventions (formats.md §5, §9, §11; trap 1):
+ *   CUZK_ROOTS_SNARKJS     roots of 5, H query in snarkjs's Lagrange form on
+ *                          the odd coset (h_form CUZK_H_LAGRANGE, n points):
+ *                          H_j = L^(2n)_(2j+1)(tau) / delta
+ *   CUZK_ROOTS_BELLPERSON  roots of 7, monomial H query (CUZK_H_MONOMIAL,
+ *                          n - 1 points): h_i = tau^i Z(tau) / delta
+ * Rows: the constraints of m, then one input row A = 1 * x_i per input i
+ * (ONE included), exactly as the prover and cuzk_groth16_pk_from_zkey /
+ * _from_params lay them out; the domain is the smallest power of two (>= 2)
+ * holding them. A_i, B_i, C_i are the QAP polynomials of variable i,
+ * evaluated at tau through the Lagrange basis of that domain.
+ *   A, B1, B2:  A_i(tau) G1, B_i(tau) G1, B_i(tau) G2 for every variable
+ *               (the identity where the polynomial is zero)
+ *   IC_i  = (beta A_i + alpha B_i + C_i)(tau) / gamma G1,  i < n_inputs
+ *   L_i   = (beta A_i + alpha B_i + C_i)(tau) / delta G1,  i >= n_inputs
+ *
+ * Memory (n_vars variables, N = 2^log_domain): the key itself (about
+ * 576 n_vars + 96 N bytes of points, plus pk->m) and, while it is built,
+ * 96 n_vars + 32 N bytes of scalars and two fixed-base tables (<= 96 MiB
+ * G1, 192 MiB G2). For a PoRep-sized circuit (1.3e8 variables, N = 2^27)
+ * that is ~75 GB of key + ~17 GB of scalars at the peak: it fits a
+ * 128 GiB machine. */
+
+/* Progress of a long run: stage (a static string such as "B (G2)"), work
+ * done and total in that stage's units. Called on the caller's thread. */
+typedef void (*cuzk_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
+
+/* The toxic waste (Montgomery form). Tests read it to recompute points
+ * independently; nothing else should ever see it. */
+typedef struct {
+    cuzk_fr tau, alpha, beta, gamma, delta;
+} cuzk_toxic_waste;
+
+typedef struct {
+    cuzk_roots roots;          /* CUZK_ROOTS_SNARKJS or CUZK_ROOTS_BELLPERSON */
+    unsigned nthreads;         /* 0 = every core */
+    /* NULL: the toxic waste comes from the OS CSPRNG (getrandom). Else it is
+     * derived deterministically from *seed (splitmix64): reproducible keys
+     * for tests, and trivially forgeable. */
+    const uint64_t *seed;
+    cuzk_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    cuzk_toxic_waste *toxic_out; /* tests only: receives the secrets (may be NULL) */
+} cuzk_setup_opts;
+
+/* The label every setup key carries (key files, CLI output). */
+#define CUZK_SETUP_LABEL "insecure: for tests and benchmarks"
+
+/* Generates a proving key for the constraint system m: n_rows constraints
+ * (NO input rows: setup appends them), A, B and C all present, wires
+ * 0 = ONE, 1..n_inputs-1 the public inputs, then n_aux private variables
+ * (cuzk_cs_take_matrices, or the m of a parsed .r1cs with n_inputs =
+ * n_public + 1). pk is filled and owned by the caller (cuzk_groth16_pk_free);
+ * pk->m is a copy of m with the input rows appended. The work runs on
+ * opts->nthreads threads; results do not depend on the thread count.
+ * Errors: CUZK_ERR_INVALID_ARGUMENT (NULL, no C matrix, a wire or coefficient
+ * out of range, a bad row table, unknown roots, more than 2^28 rows),
+ * CUZK_ERR_NO_MEMORY, CUZK_ERR_IO (no OS randomness), each with a message. */
+cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint32_t n_inputs,
+                               uint32_t n_aux, const cuzk_setup_opts *opts, char *err);
+
+/* ------------------------------------------------------ key files ------ */
+/* The native key file ".cuzk" (src/groth16/keyfile.c; layout in
+ * docs/keys.md): a 1024-byte header (magic "cuzk-key", version, roots,
+ * H form, counts, a label, a section table, an XXH64 header checksum),
+ * then 64-byte aligned sections laid out as the prover (and the GPU) reads
+ * them: the vk, then dense arrays of cuzk_g1_affine / cuzk_g2_affine in
+ * their in-memory layout (Montgomery limbs, little-endian; identity =
+ * all-zero), then optionally the matrices (pk->m, input rows included, as
+ * CSR arrays). Each section carries its own XXH64 body checksum, so a
+ * loader (or a GPU upload) can check sections independently and in
+ * parallel. */
+
+#define CUZK_KEYFILE_VERSION 1u
+
+/* Writer flags. */
+#define CUZK_KEYFILE_NO_MATRICES 1u /* leave pk->m out (the PCE carries it) */
+/* Reader flags. */
+#define CUZK_KEYFILE_TRUST_POINTS 1u /* skip the curve checks of the bulk vectors */
+#define CUZK_KEYFILE_SKIP_HASH 2u    /* skip the body checksums (header still hashed) */
+
+/* Writes pk to path atomically (path.tmp.<pid>, fsync, rename; on failure
+ * path is untouched). label: a short description stored in the header (at
+ * most 63 bytes; NULL = none; setup keys use CUZK_SETUP_LABEL). Memory:
+ * nothing beyond a small buffer; the arrays are written as they are. */
+cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, const char *label,
+                               unsigned flags, char *err);
+
+/* A checked key file image. pk holds VIEWS into the image (read-only, not
+ * owned: never pass it to cuzk_groth16_pk_free, never write through it);
+ * they stay valid until cuzk_keyfile_close. When the file has no matrices,
+ * pk.m is all zero (n_rows 0) and the caller must supply them before
+ * proving. */
+typedef struct {
+    cuzk_groth16_pk pk;
+    char label[64];
+    uint32_t version;
+    int has_matrices;
+    const uint8_t *image;
+    size_t image_size;
+    cuzk_blob blob_; /* private: the mapping of cuzk_keyfile_map */
+} cuzk_keyfile;
+
+/* Checks an image in a caller's buffer (8-byte aligned; it must outlive
+ * kf): magic, version, header checksum, sizes and section table, body
+ * checksums (unless CUZK_KEYFILE_SKIP_HASH), zero padding, every point
+ * canonical and on its curve (unless CUZK_KEYFILE_TRUST_POINTS; in
+ * parallel on nthreads threads, 0 = all), the six vk points and IC also in
+ * the subgroup, and the matrices (row tables, wires, coefficients).
+ * Errors (one-line message "key: ..."): CUZK_ERR_TRUNCATED (shorter than
+ * the header or than the header says), CUZK_ERR_BAD_ENCODING (magic,
+ * version, checksum, layout, counts, matrices), CUZK_ERR_NOT_CANONICAL /
+ * CUZK_ERR_NOT_ON_CURVE / CUZK_ERR_NOT_IN_SUBGROUP (a bad point, named). */
+cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size,
+                              unsigned flags, unsigned nthreads, char *err);
+/* cuzk_keyfile_open on the file at path, mapped (cuzk_blob_map); kf owns
+ * the mapping. */
+cuzk_status cuzk_keyfile_map(cuzk_keyfile *kf, const char *path, unsigned flags,
+                             unsigned nthreads, char *err);
+/* Releases the mapping (if any) and zeroes kf. Safe on a zeroed kf. */
+void cuzk_keyfile_close(cuzk_keyfile *kf);
+/* Maps, checks and copies the key into pk (owned: cuzk_groth16_pk_free);
+ * the file is unmapped before returning. label (64 bytes, may be NULL)
+ * receives the header's label. */
+cuzk_status cuzk_keyfile_load(cuzk_groth16_pk *pk, const char *path, unsigned flags,
+                              unsigned nthreads, char *label, char *err);
+
+/* ----------------------------------------------- bellperson export ----- */
+/* Writes pk as a bellperson .params (and its .vk when vk_path != NULL),
+ * both atomically. The a, b_g1, b_g2 vectors are filtered as bellperson's
+ * generator does (formats.md §5.2): a = every input, then the aux
+ * variables with a nonzero coefficient in some A row; b = every variable
+ * with a nonzero coefficient in some B row; the densities come from pk->m,
+ * as cuzk_groth16_pk_from_params reads them back. Needs a monomial H
+ * (CUZK_H_MONOMIAL) and bellperson roots (a .params carries no roots and
+ * every bellperson reader assumes 7); no point may be the identity
+ * (bellperson rejects them): else CUZK_ERR_INVALID_ARGUMENT with a
+ * message. */
+cuzk_status cuzk_groth16_pk_write_params(const char *params_path, const char *vk_path,
+                                         const cuzk_groth16_pk *pk, char *err);
+/* ======================================================== setup (end) == */
+
 #endif /* CUZK_GROTH16_H */

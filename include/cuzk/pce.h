@@ -53,6 +53,7 @@
 
 #include <cuzk/ff.h>
 #include <cuzk/formats.h>
+#include <cuzk/r1cs.h>
 #include <cuzk/status.h>
 
 #define CUZK_PCE_VERSION 1u
@@ -190,6 +191,17 @@ typedef struct {
  * written with non-temporal stores (they bypass the cache). */
 cuzk_status cuzk_pce_eval(const cuzk_pce *p, const cuzk_pce_witness *wit, cuzk_fr *a,
                           cuzk_fr *b, cuzk_fr *c, unsigned nthreads, char *err);
+/* The same from a constraint system's compact witness (cuzk_cs_witness_view
+ * of r1cs.h: inputs, the dense field array, the bit bitmap and the layout)
+ * with no wire-order copy at all: column n_inputs + j is aux variable j,
+ * a bit (value from the bitmap, never multiplied) or the next field value,
+ * found by the rank of j in the layout (a popcount and a table of 4 bytes
+ * per 64 aux, malloc'd here: 8 MB at 2^27). The view must match the PCE
+ * (same inputs and aux counts; the layout must mark n_bits bits), else
+ * CUZK_ERR_INVALID_ARGUMENT; then no read leaves the view's arrays.
+ * Results equal cuzk_pce_eval of the dense witness exactly. */
+cuzk_status cuzk_pce_eval_view(const cuzk_pce *p, const cuzk_witness_view *v, cuzk_fr *a,
+                               cuzk_fr *b, cuzk_fr *c, unsigned nthreads, char *err);
 /* Variables the circuit itself forces to be 0 or 1: columns x != 0 with a
  * row (a0 + a1 x)(b0 + b1 x) = c0 + c1 x whose roots are exactly {0, 1}
  * (bellperson's (1 - x) x = 0, circom's x (x - 1) === 0, x x = x, ...).

@@ -123,7 +123,7 @@ typedef struct {
 
 struct cuzk_cs_rec; /* recording state, private to src/r1cs/cs.c */
 
-typedef struct {
+typedef struct cuzk_cs {
     /* private: read through the functions below */
     cuzk_fr *inputs;   /* cap_inputs + 1 entries (the last one a dummy slot) */
     cuzk_fr *fields;   /* cap_fields + 1 */
@@ -131,6 +131,10 @@ typedef struct {
     uint64_t *layout;  /* cap_bits + cap_fields + 64 bits: aux order -> is-bit */
     uint32_t n_inputs, n_fields, n_bits, n_aux;
     uint32_t cap_inputs, cap_fields, cap_bits;
+    /* windows (see "Windows" below): global index of local variable 0, and
+     * the cs that holds every variable before it; 0 and NULL otherwise */
+    uint32_t base_bits, base_fields, base_aux;
+    const struct cuzk_cs *outer;
     unsigned flags;
     int fixed;         /* 1: buffers sized by a shape, never grown */
     cuzk_status status;
@@ -184,7 +188,7 @@ static inline cuzk_var cuzk_cs_alloc_bit(cuzk_cs *cs, unsigned bit)
     cs->layout[j >> 6] |= (uint64_t)1 << (j & 63);
     cs->n_bits = i + 1;
     cs->n_aux = j + 1;
-    return CUZK_VAR_BIT | i;
+    return CUZK_VAR_BIT | (cs->base_bits + i);
 }
 
 /* A new aux field variable with the given value (Montgomery form). */
@@ -196,7 +200,7 @@ static inline cuzk_var cuzk_cs_alloc(cuzk_cs *cs, const cuzk_fr *value)
     cs->fields[i] = *value;
     cs->n_fields = i + 1;
     cs->n_aux++;
-    return CUZK_VAR_FIELD | i;
+    return CUZK_VAR_FIELD | (cs->base_fields + i);
 }
 
 /* A new public input. */
@@ -207,10 +211,14 @@ static inline cuzk_var cuzk_cs_alloc_input(cuzk_cs *cs, const cuzk_fr *value)
 
 /* ----------------------------------------------------------- values -- */
 
+unsigned cuzk_cs_bit_outer(const cuzk_cs *cs, cuzk_var v);
+
 /* The value of a bit variable (0 or 1); v must be a CUZK_VAR_BIT. */
 static inline unsigned cuzk_cs_bit(const cuzk_cs *cs, cuzk_var v)
 {
     uint32_t i = v & CUZK_VAR_INDEX_MASK;
+    if (__builtin_expect(i < cs->base_bits, 0)) return cuzk_cs_bit_outer(cs, v);
+    i -= cs->base_bits;
     return (unsigned)(cs->bits[i >> 6] >> (i & 63)) & 1u;
 }
 
@@ -282,6 +290,57 @@ void cuzk_cs_lc_value(const cuzk_cs *cs, const cuzk_lc *lc, cuzk_fr *out);
 
 /* Number of rows recorded so far. */
 uint64_t cuzk_cs_n_constraints(const cuzk_cs *cs);
+
+/* ----------------------------------------------------------- windows -- */
+
+/* Parallel witness generation. A circuit made of independent sub-circuits
+ * (challenges, sectors) whose variable counts are known from a recording
+ * (each allocates the same numbers of bits and field variables every time)
+ * can compute them on several threads:
+ *
+ *   outer   a witness-mode cs with a shape (cuzk_cs_init), holding the
+ *           circuit's inputs and the variables allocated before the
+ *           sub-circuits (the "prologue"), run as usual on one thread;
+ *   window  one per thread (cuzk_cs_window_init): a witness-mode cs whose
+ *           variables get global handles starting at a given position, and
+ *           that reads every variable before that position (inputs
+ *           included) from outer. Gadgets run on it unchanged.
+ *
+ * For sub-circuit k at position at_k (the counts of aux bits, fields and
+ * all aux before it: prologue + k pieces), a thread calls
+ * cuzk_cs_window_start(w, outer, &at_k), runs the sub-circuit on w, checks
+ * cuzk_cs_status(w) and calls cuzk_cs_window_commit(outer, w), which copies
+ * the values into outer's buffers in wire order (bits are shifted into
+ * place: windows need not start on a 64-bit boundary). When every thread is
+ * done, cuzk_cs_skip(outer, &total) advances outer's counts over the
+ * committed variables, and outer is the same cs, bit for bit, as one that
+ * ran the sub-circuits itself. Call cuzk_cs_skip (or free outer) even when a
+ * sub-circuit failed: cuzk_cs_reset clears only up to outer's counts.
+ *
+ * Thread safety: windows with disjoint ranges may commit concurrently while
+ * other windows read outer's prologue (the 64-bit words a window shares
+ * with its neighbours are OR'ed atomically). A window cannot allocate
+ * inputs (an error), reads the variables of outer only below its position
+ * (those at or past it read as zero), and must not record. */
+
+/* Initialises window w for pieces of at most cap->n_aux_bits bits and
+ * cap->n_aux_fields fields (other fields of cap ignored). Allocates once;
+ * free with cuzk_cs_free. */
+cuzk_status cuzk_cs_window_init(cuzk_cs *w, const cuzk_cs_shape *cap);
+/* Forgets w's variables and places its next variable at aux position at of
+ * outer (at->n_aux_bits bits, at->n_aux_fields fields and at->n_aux = their
+ * sum before it, in allocation order). outer must stay alive and unchanged
+ * below that position while w is used. CUZK_ERR_INVALID_ARGUMENT if the
+ * counts are inconsistent or the window would pass 2^30 variables. */
+cuzk_status cuzk_cs_window_start(cuzk_cs *w, const cuzk_cs *outer, const cuzk_cs_shape *at);
+/* Copies w's values into outer at w's position (see above). Returns w's
+ * status if it is not CUZK_OK, CUZK_ERR_INVALID_ARGUMENT if w is not a
+ * window of outer or outer's buffers cannot hold the range. */
+cuzk_status cuzk_cs_window_commit(cuzk_cs *outer, const cuzk_cs *w);
+/* Counts n->n_aux_bits bits and n->n_aux_fields fields (n->n_aux must be
+ * their sum) as allocated in outer, their values being those committed
+ * (zero if none were). CUZK_ERR_INVALID_ARGUMENT past outer's shape. */
+cuzk_status cuzk_cs_skip(cuzk_cs *outer, const cuzk_cs_shape *n);
 
 /* ------------------------------------------------------- the result -- */
 

@@ -23,5 +23,11 @@ int cli_parse_threads(const char *arg, unsigned *out);
 
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_setup(int argc, char **argv);  /* keys.c */
+int cmd_import(int argc, char **argv); /* keys.c */
+int cmd_circuits(int argc, char **argv); /* circuits.c */
+int cmd_compile(int argc, char **argv);  /* circuits.c */
+int cmd_info(int argc, char **argv);     /* circuits.c */
+int cmd_witness(int argc, char **argv);  /* circuits.c */
 
 #endif /* CUZK_CLI_H */

@@ -1,6 +1,7 @@
 /* cuzk — the command-line tool.
  *
- *   cuzk prove  (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export])
+ *   cuzk prove  (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]
+ *                | --key key.cuzk)
  *               --wtns W.wtns --proof OUT [--public public.json]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
  *   cuzk verify --vk vk.json --proof proof.json --public public.json
@@ -21,7 +22,8 @@ static int usage(FILE *f, int status)
 {
     fprintf(f,
             "usage:\n"
-            "  cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export])\n"
+            "  cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]\n"
+            "             | --key key.cuzk)\n"
             "             --wtns W.wtns --proof OUT [--public OUT]\n"
             "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
             "      Proves with a snarkjs Groth16 key, or a bellperson .params with the\n"
@@ -31,13 +33,27 @@ static int usage(FILE *f, int status)
             "      witness is first checked constraint by constraint. --format filecoin\n"
             "      writes the 192-byte zcash-compressed proof instead of proof.json.\n"
             "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
-            "      Exit 0: valid; 1: invalid; 2: unusable input.\n");
+            "      Exit 0: valid; 1: invalid; 2: unusable input.\n"
+            "  cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson] ...\n"
+            "      Groth16 setup (INSECURE: for tests and benchmarks); see setup --help.\n"
+            "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs) --out key.cuzk\n"
+            "      Converts a key into a .cuzk key file.\n"
+            "  cuzk circuits [--size N]\n"
+            "      Lists the built-in (synthetic, Filecoin-shaped) circuits.\n"
+            "  cuzk compile (--circuit ID [--size N] | --r1cs C.r1cs) --out C.pce\n"
+            "      Records a circuit and compiles it into a PCE file.\n"
+            "  cuzk info FILE\n"
+            "      Describes a .pce, .r1cs, .zkey, .wtns or .params file.\n"
+            "  cuzk witness --circuit ID [--size N] (--inputs in.json | --seed S\n"
+            "               [--partition P]) --out W.wtns\n"
+            "      Computes a built-in circuit's witness and writes it as .wtns.\n");
     return status;
 }
 
 int cmd_prove(int argc, char **argv)
 {
-    const char *zkey = NULL, *params = NULL, *wtns = NULL, *r1cs = NULL, *proof_out = NULL;
+    const char *zkey = NULL, *params = NULL, *keyfile = NULL, *wtns = NULL, *r1cs = NULL;
+    const char *proof_out = NULL;
     const char *public_out = NULL, *format = "json";
     unsigned threads = 0;
     int quiet = 0, snarkjs_export = 0;
@@ -47,12 +63,14 @@ int cmd_prove(int argc, char **argv)
         {"r1cs", required_argument, 0, 'r'},   {"proof", required_argument, 0, 'p'},
         {"public", required_argument, 0, 'u'}, {"format", required_argument, 0, 'f'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"key", required_argument, 0, 'k'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'z': zkey = optarg; break;
         case 'P': params = optarg; break;
+        case 'k': keyfile = optarg; break;
         case 'S': snarkjs_export = 1; break;
         case 'w': wtns = optarg; break;
         case 'r': r1cs = optarg; break;
@@ -68,8 +86,8 @@ int cmd_prove(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_fail("prove", "unexpected argument (see --help)");
-    if (!zkey == !params)
-        return cli_fail("prove", "give exactly one key: --zkey or --params (see --help)");
+    if (!!zkey + !!params + !!keyfile != 1)
+        return cli_fail("prove", "give exactly one key: --zkey, --params or --key (see --help)");
     if (params && !r1cs) return cli_fail("prove", "--params needs the circuit: --r1cs C.r1cs");
     if (!wtns || !proof_out) return cli_fail("prove", "--wtns and --proof are required (see --help)");
     int filecoin = !strcmp(format, "filecoin");
@@ -104,23 +122,37 @@ int cmd_prove(int argc, char **argv)
             goto out;
         }
     }
-    const char *key = zkey ? zkey : params;
-    if (cuzk_blob_map(&zb, key, err) != CUZK_OK) {
+    const char *key = zkey ? zkey : params ? params : keyfile;
+    if (keyfile) { /* a .cuzk key file: checked and copied in one step */
+        char label[64];
+        if (cuzk_keyfile_load(&pk, keyfile, 0, threads, label, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s\n", err);
+            goto out;
+        }
+        if (pk.m.n_rows == 0) {
+            fprintf(stderr, "cuzk: %s: the key file has no matrices (written without them)\n",
+                    keyfile);
+            goto out;
+        }
+        if (!quiet && label[0]) printf("key %s: %s\n", keyfile, label);
+    } else if (cuzk_blob_map(&zb, key, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto out;
     }
     /* The bulk point checks are left to the key builder below, which
      * decodes (and so checks) every point once. */
     unsigned fl = CUZK_FMT_TRUST_POINTS | (snarkjs_export ? CUZK_FMT_SNARKJS_BELLMAN : 0);
-    cuzk_status s = zkey ? cuzk_zkey_parse(&z, zb.data, zb.size, CUZK_FMT_TRUST_POINTS, err)
-                         : cuzk_bp_params_parse(&bp, zb.data, zb.size, fl, err);
+    cuzk_status s = keyfile ? CUZK_OK
+                    : zkey ? cuzk_zkey_parse(&z, zb.data, zb.size, CUZK_FMT_TRUST_POINTS, err)
+                           : cuzk_bp_params_parse(&bp, zb.data, zb.size, fl, err);
     if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
     double t_load = cli_now_ms() - t0;
-    s = zkey ? cuzk_groth16_pk_from_zkey(&pk, &z, threads, err)
-             : cuzk_groth16_pk_from_params(&pk, &bp, &rc1, threads, err);
+    s = keyfile ? CUZK_OK
+        : zkey  ? cuzk_groth16_pk_from_zkey(&pk, &z, threads, err)
+                : cuzk_groth16_pk_from_params(&pk, &bp, &rc1, threads, err);
     if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
@@ -259,6 +291,12 @@ static const struct {
 } commands[] = {
     {"prove", cmd_prove},
     {"verify", cmd_verify},
+    {"setup", cmd_setup},
+    {"import", cmd_import},
+    {"circuits", cmd_circuits},
+    {"compile", cmd_compile},
+    {"info", cmd_info},
+    {"witness", cmd_witness},
 };
 
 int main(int argc, char **argv)

@@ -149,18 +149,18 @@ cuzk_var cuzk_cs_alloc_bit_slow(cuzk_cs *cs, unsigned bit)
             cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT,
                          "circuit allocates more than the %u bit variables of its shape",
                          cs->cap_bits);
-            return CUZK_VAR_BIT | cs->cap_bits; /* the dummy slot */
+            return CUZK_VAR_BIT | (cs->base_bits + cs->cap_bits); /* the dummy slot */
         }
         if (!grow_bits(cs)) {
             cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for %u bit variables", i + 1);
-            return CUZK_VAR_BIT | cs->cap_bits;
+            return CUZK_VAR_BIT | (cs->base_bits + cs->cap_bits);
         }
     }
     struct cuzk_cs_rec *r = cs->rec;
     if (r) {
         if (i >= r->cap_bit_order && !grow_order(&r->bit_order, &r->cap_bit_order, cs->cap_bits)) {
             cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory recording bit variables");
-            return CUZK_VAR_BIT | cs->cap_bits;
+            return CUZK_VAR_BIT | (cs->base_bits + cs->cap_bits);
         }
         r->bit_order[i] = j;
     }
@@ -168,7 +168,7 @@ cuzk_var cuzk_cs_alloc_bit_slow(cuzk_cs *cs, unsigned bit)
     cs->layout[j >> 6] |= (uint64_t)1 << (j & 63);
     cs->n_bits = i + 1;
     cs->n_aux = j + 1;
-    return CUZK_VAR_BIT | i;
+    return CUZK_VAR_BIT | (cs->base_bits + i);
 }
 
 cuzk_var cuzk_cs_alloc_slow(cuzk_cs *cs, const cuzk_fr *value)
@@ -180,11 +180,11 @@ cuzk_var cuzk_cs_alloc_slow(cuzk_cs *cs, const cuzk_fr *value)
                          "circuit allocates more than the %u field variables of its shape",
                          cs->cap_fields);
             cs->fields[cs->cap_fields] = *value;
-            return CUZK_VAR_FIELD | cs->cap_fields;
+            return CUZK_VAR_FIELD | (cs->base_fields + cs->cap_fields);
         }
         if (!grow_fields(cs)) {
             cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for %u field variables", i + 1);
-            return CUZK_VAR_FIELD | cs->cap_fields;
+            return CUZK_VAR_FIELD | (cs->base_fields + cs->cap_fields);
         }
     }
     struct cuzk_cs_rec *r = cs->rec;
@@ -192,19 +192,23 @@ cuzk_var cuzk_cs_alloc_slow(cuzk_cs *cs, const cuzk_fr *value)
         if (i >= r->cap_field_order &&
             !grow_order(&r->field_order, &r->cap_field_order, cs->cap_fields)) {
             cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory recording field variables");
-            return CUZK_VAR_FIELD | cs->cap_fields;
+            return CUZK_VAR_FIELD | (cs->base_fields + cs->cap_fields);
         }
         r->field_order[i] = j;
     }
     cs->fields[i] = *value;
     cs->n_fields = i + 1;
     cs->n_aux = j + 1;
-    return CUZK_VAR_FIELD | i;
+    return CUZK_VAR_FIELD | (cs->base_fields + i);
 }
 
 cuzk_var cuzk_cs_alloc_input_slow(cuzk_cs *cs, const cuzk_fr *value)
 {
     uint32_t i = cs->n_inputs;
+    if (cs->outer) {
+        cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT, "a window cannot allocate public inputs");
+        return CUZK_VAR_INPUT | cs->cap_inputs; /* the dummy slot */
+    }
     if (i >= cs->cap_inputs) {
         if (cs->fixed) {
             cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT,
@@ -448,7 +452,7 @@ void cuzk_cs_reset(cuzk_cs *cs)
      * are zero (the dummy slots are never written in them). */
     memset(cs->bits, 0, words(cs->n_bits) * sizeof *cs->bits);
     memset(cs->layout, 0, words(cs->n_aux) * sizeof *cs->layout);
-    cs->n_inputs = 1;
+    cs->n_inputs = cs->outer ? 0 : 1; /* a window's inputs are its outer's */
     cs->inputs[0] = CUZK_FR_ONE;
     cs->n_fields = cs->n_bits = cs->n_aux = 0;
     cs->status = CUZK_OK;
@@ -477,14 +481,41 @@ void cuzk_cs_get_shape(const cuzk_cs *cs, cuzk_cs_shape *shape)
 
 /* ----------------------------------------------------------- values -- */
 
+/* A variable of a window's outer cs (below the window's position). Its bit
+ * words may be OR'ed by other windows' commits at the same time: read them
+ * atomically. */
+unsigned cuzk_cs_bit_outer(const cuzk_cs *cs, cuzk_var v)
+{
+    const cuzk_cs *o = cs->outer;
+    uint32_t i = v & CUZK_VAR_INDEX_MASK;
+    if (!o || i >= o->n_bits) return 0;
+    uint64_t word = __atomic_load_n(&o->bits[i >> 6], __ATOMIC_RELAXED);
+    return (unsigned)(word >> (i & 63)) & 1u;
+}
+
 void cuzk_cs_value(const cuzk_cs *cs, cuzk_var v, cuzk_fr *out)
 {
     uint32_t i = v & CUZK_VAR_INDEX_MASK;
+    const cuzk_cs *o = cs->outer;
     switch (v & CUZK_VAR_KIND_MASK) {
-    case CUZK_VAR_INPUT: *out = i < cs->n_inputs ? cs->inputs[i] : CUZK_FR_ZERO; return;
-    case CUZK_VAR_FIELD: *out = i < cs->n_fields ? cs->fields[i] : CUZK_FR_ZERO; return;
+    case CUZK_VAR_INPUT:
+        if (o) cs = o;
+        *out = i < cs->n_inputs ? cs->inputs[i] : CUZK_FR_ZERO;
+        return;
+    case CUZK_VAR_FIELD:
+        if (i < cs->base_fields) {
+            *out = o && i < o->n_fields ? o->fields[i] : CUZK_FR_ZERO;
+            return;
+        }
+        i -= cs->base_fields;
+        *out = i < cs->n_fields ? cs->fields[i] : CUZK_FR_ZERO;
+        return;
     case CUZK_VAR_BIT:
-        *out = i < cs->n_bits && cuzk_cs_bit(cs, v) ? CUZK_FR_ONE : CUZK_FR_ZERO;
+        if (i < cs->base_bits) {
+            *out = cuzk_cs_bit_outer(cs, v) ? CUZK_FR_ONE : CUZK_FR_ZERO;
+            return;
+        }
+        *out = i - cs->base_bits < cs->n_bits && cuzk_cs_bit(cs, v) ? CUZK_FR_ONE : CUZK_FR_ZERO;
         return;
     default: *out = CUZK_FR_ZERO;
     }
@@ -549,6 +580,91 @@ void cuzk_cs_witness_view(const cuzk_cs *cs, cuzk_witness_view *v)
     v->fields = cs->fields;
     v->bits = cs->bits;
     v->layout = cs->layout;
+}
+
+/* ---------------------------------------------------------- windows -- */
+
+cuzk_status cuzk_cs_window_init(cuzk_cs *w, const cuzk_cs_shape *cap)
+{
+    memset(w, 0, sizeof *w);
+    if (!cap || cap->n_aux_bits > CUZK_VAR_INDEX_MASK ||
+        cap->n_aux_fields > CUZK_VAR_INDEX_MASK)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_cs_shape sh = {1, cap->n_aux_bits + cap->n_aux_fields, cap->n_aux_bits,
+                        cap->n_aux_fields, 0};
+    cuzk_status s = cuzk_cs_init(w, CUZK_CS_WITNESS, &sh);
+    if (s != CUZK_OK) return s;
+    w->outer = w; /* a window (set to the real outer by window_start) */
+    w->cap_inputs = 0; /* every input allocation fails */
+    w->n_inputs = 0;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_cs_window_start(cuzk_cs *w, const cuzk_cs *outer, const cuzk_cs_shape *at)
+{
+    if (!w->outer || !outer || outer->outer || outer->rec) return CUZK_ERR_INVALID_ARGUMENT;
+    w->outer = outer;
+    cuzk_cs_reset(w);
+    if ((uint64_t)at->n_aux_bits + at->n_aux_fields != at->n_aux ||
+        (uint64_t)at->n_aux_bits + w->cap_bits >= CUZK_VAR_INDEX_MASK ||
+        (uint64_t)at->n_aux_fields + w->cap_fields >= CUZK_VAR_INDEX_MASK) {
+        w->base_bits = w->base_fields = w->base_aux = 0;
+        cuzk_cs_fail(w, CUZK_ERR_INVALID_ARGUMENT, "window position out of range");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    w->base_bits = at->n_aux_bits;
+    w->base_fields = at->n_aux_fields;
+    w->base_aux = at->n_aux;
+    return CUZK_OK;
+}
+
+/* ORs n bits of src (bit 0 first, zero past n) into dst at bit offset off.
+ * The first and last words written may be shared with a neighbour: atomic. */
+static void or_bits_at(uint64_t *dst, uint64_t off, const uint64_t *src, uint64_t n)
+{
+    if (!n) return;
+    uint64_t nw = words(n), d0 = off >> 6, dlast = (off + n - 1) >> 6;
+    unsigned sh = off & 63;
+    for (uint64_t k = 0; k < nw; k++) {
+        uint64_t v = src[k];
+        if (k == nw - 1 && (n & 63)) v &= ((uint64_t)1 << (n & 63)) - 1;
+        uint64_t d = d0 + k;
+        uint64_t lo = v << sh, hi = sh ? v >> (64 - sh) : 0;
+        if (lo) {
+            if (d == d0 || d == dlast) __atomic_fetch_or(&dst[d], lo, __ATOMIC_RELAXED);
+            else dst[d] |= lo;
+        }
+        if (hi) {
+            if (d + 1 == dlast) __atomic_fetch_or(&dst[d + 1], hi, __ATOMIC_RELAXED);
+            else dst[d + 1] |= hi;
+        }
+    }
+}
+
+cuzk_status cuzk_cs_window_commit(cuzk_cs *outer, const cuzk_cs *w)
+{
+    if (w->status != CUZK_OK) return w->status;
+    if (w->outer != outer || outer->rec) return CUZK_ERR_INVALID_ARGUMENT;
+    if ((uint64_t)w->base_bits + w->n_bits > outer->cap_bits ||
+        (uint64_t)w->base_fields + w->n_fields > outer->cap_fields ||
+        (uint64_t)w->base_aux + w->n_aux > (uint64_t)outer->cap_bits + outer->cap_fields)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    memcpy(outer->fields + w->base_fields, w->fields, (size_t)w->n_fields * sizeof *w->fields);
+    or_bits_at(outer->bits, w->base_bits, w->bits, w->n_bits);
+    or_bits_at(outer->layout, w->base_aux, w->layout, w->n_aux);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_cs_skip(cuzk_cs *cs, const cuzk_cs_shape *n)
+{
+    if (cs->rec || cs->outer || (uint64_t)n->n_aux_bits + n->n_aux_fields != n->n_aux ||
+        (uint64_t)cs->n_bits + n->n_aux_bits > cs->cap_bits ||
+        (uint64_t)cs->n_fields + n->n_aux_fields > cs->cap_fields)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    cs->n_bits += n->n_aux_bits;
+    cs->n_fields += n->n_aux_fields;
+    cs->n_aux += n->n_aux;
+    return CUZK_OK;
 }
 
 /* -------------------------------------------------------- recording -- */

@@ -31,6 +31,8 @@ typedef struct {
     const pce_priv *pv;
     const cuzk_fr *w;
     const uint64_t *is_bit, *bit_val;
+    const cuzk_witness_view *view; /* compact witness (eval_view) */
+    const uint32_t *rank;          /* view: bits before each layout word */
     cuzk_fr *out[3];
     uint64_t n_chunks;
     uint64_t next; /* atomic: next chunk to take */
@@ -241,8 +243,25 @@ static inline __attribute__((always_inline)) void eval_blocks(const ejob *j, int
             uint64_t v = pce_ld64(terms + (bit >> 3)) >> (bit & 7);
             uint32_t col = (uint32_t)(v & cmask), code = (uint32_t)(v >> cbits) & codemask;
             uint32_t kind = ckind[code];
-            const uint64_t *x = w[col].l;
-            if (bits) {
+            const uint64_t *x;
+            if (bits == 2) { /* compact: resolve through the layout */
+                const cuzk_witness_view *wv = j->view;
+                if (col < wv->n_inputs) {
+                    x = wv->inputs[col].l;
+                } else {
+                    uint32_t a = col - wv->n_inputs, sh = a & 63;
+                    uint64_t lw = wv->layout[a >> 6];
+                    uint32_t bi = j->rank[a >> 6] +
+                                  (uint32_t)__builtin_popcountll(lw & (((uint64_t)1 << sh) - 1));
+                    if ((lw >> sh) & 1)
+                        x = BIT_VALUE[(wv->bits[bi >> 6] >> (bi & 63)) & 1]->l;
+                    else
+                        x = wv->fields[a - bi].l;
+                }
+            } else {
+                x = w[col].l;
+            }
+            if (bits == 1) {
                 uint64_t b = (is_bit[col >> 6] >> (col & 63)) & 1;
                 uint64_t one = (bit_val[col >> 6] >> (col & 63)) & 1;
                 uintptr_t px = (uintptr_t)x, pb = (uintptr_t)BIT_VALUE[one]->l;
@@ -269,13 +288,18 @@ static __attribute__((noinline)) void eval_bits(const ejob *j, int k, uint64_t b
 {
     eval_blocks(j, k, b0, b1, 1);
 }
+static __attribute__((noinline)) void eval_view(const ejob *j, int k, uint64_t b0, uint64_t b1)
+{
+    eval_blocks(j, k, b0, b1, 2);
+}
 
 static void eval_worker(void *ctx, size_t b, size_t e)
 {
     ejob *j = ctx;
     (void)b;
     (void)e;
-    void (*fn)(const ejob *, int, uint64_t, uint64_t) = j->bit_val ? eval_bits : eval_plain;
+    void (*fn)(const ejob *, int, uint64_t, uint64_t) =
+        j->view ? eval_view : j->bit_val ? eval_bits : eval_plain;
     for (;;) {
         uint64_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (c >= j->n_chunks) break;
@@ -304,12 +328,58 @@ cuzk_status cuzk_pce_eval(const cuzk_pce *p, const cuzk_pce_witness *wit, cuzk_f
         return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "this PCE has no C matrix (c must be "
                         "NULL)");
     if (nthreads == 0) nthreads = cuzk_ncores();
-    ejob j = {p, p->priv_, wit->w, wit->is_bit, wit->bit_val, {a, b, c}, 0, 0};
+    ejob j = {p, p->priv_, wit->w, wit->is_bit, wit->bit_val, NULL, NULL, {a, b, c}, 0, 0};
     j.n_chunks = p->n_blocks / CHUNK_BLOCKS + (p->n_blocks % CHUNK_BLOCKS != 0);
     if (!j.n_chunks) return CUZK_OK;
     unsigned t = nthreads;
     if (t > j.n_chunks) t = (unsigned)j.n_chunks;
     cuzk_parallel_for(t, 1, t, eval_worker, &j);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_pce_eval_view(const cuzk_pce *p, const cuzk_witness_view *v, cuzk_fr *a,
+                               cuzk_fr *b, cuzk_fr *c, unsigned nthreads, char *err)
+{
+    if (err) err[0] = 0;
+    if (!p || !p->priv_ || !v || !v->inputs || !v->layout || (v->n_bits && !v->bits) ||
+        (v->n_fields && !v->fields))
+        return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    if ((uint64_t)v->n_inputs + v->n_aux != p->n_cols || v->n_inputs != p->n_inputs)
+        return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "the witness has %u inputs and %u aux, "
+                        "the circuit %llu and %llu", v->n_inputs, v->n_aux,
+                        (unsigned long long)p->n_inputs, (unsigned long long)p->n_aux);
+    if ((uint64_t)v->n_bits + v->n_fields != v->n_aux)
+        return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "witness view: %u bits + %u fields != "
+                        "%u aux", v->n_bits, v->n_fields, v->n_aux);
+    if (c && !(p->flags & CUZK_PCE_HAS_C))
+        return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "this PCE has no C matrix (c must be "
+                        "NULL)");
+    /* rank[i] = bits among aux 0..64i-1; the total must be n_bits, so that
+     * every bit and field index the evaluation forms is in range */
+    size_t nw = (size_t)v->n_aux / 64 + 1;
+    uint32_t *rank = malloc(nw * sizeof *rank);
+    if (!rank) return pce_fail(err, CUZK_ERR_NO_MEMORY, "out of memory");
+    uint64_t r = 0;
+    for (size_t i = 0; i < nw; i++) {
+        rank[i] = (uint32_t)r;
+        uint64_t lw = i * 64 < v->n_aux ? v->layout[i] : 0;
+        if (v->n_aux - i * 64 < 64) lw &= ((uint64_t)1 << (v->n_aux - i * 64)) - 1;
+        r += (uint64_t)__builtin_popcountll(lw);
+    }
+    if (r != v->n_bits) {
+        free(rank);
+        return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "witness view: the layout marks %llu "
+                        "bits, n_bits is %u", (unsigned long long)r, v->n_bits);
+    }
+    if (nthreads == 0) nthreads = cuzk_ncores();
+    ejob j = {p, p->priv_, NULL, NULL, NULL, v, rank, {a, b, c}, 0, 0};
+    j.n_chunks = p->n_blocks / CHUNK_BLOCKS + (p->n_blocks % CHUNK_BLOCKS != 0);
+    if (j.n_chunks) {
+        unsigned t = nthreads;
+        if (t > j.n_chunks) t = (unsigned)j.n_chunks;
+        cuzk_parallel_for(t, 1, t, eval_worker, &j);
+    }
+    free(rank);
     return CUZK_OK;
 }
 

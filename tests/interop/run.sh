@@ -12,6 +12,9 @@
 #      with --r1cs), writes no proof
 #   5. unusable inputs (truncated, BN254, wrong length, off-curve points) ->
 #      exit 2 with a one-line "cuzk: ..." message, never a crash
+#   6. cuzk setup --zkey (an insecure key) -> snarkjs exports its vk and
+#      proves with it, snarkjs and cuzk verify; cuzk prove --key -> snarkjs
+#      verify accepts
 #
 # Everything that depends only on snarkjs/circom (compiled circuits,
 # witnesses, keys, snarkjs proofs) is cached under WORK_DIR/cache (or
@@ -386,6 +389,35 @@ check_circuit() {
     "$CUZK" verify --vk "$vk" --proof "$d/proof.json" --public "$r/public_plus_r.json"
   expect "5 public.json of $other" nz -- "$CUZK" verify --vk "$vk" --proof "$d/proof.json" --public "$od/public.json"
   stamp "$C: checks" "$t"
+
+  # 6. cuzk setup (an INSECURE key: for tests only) used by snarkjs, and
+  #    cuzk prove --key checked by snarkjs.
+  t=$(now_us)
+  expect "6 cuzk setup --zkey" 0 -- \
+    "$CUZK" setup --quiet --r1cs "$r1cs" --out "$r/setup.cuzk" --zkey "$r/setup.zkey"
+  if [ -s "$r/setup.zkey" ] && [ -s "$r/setup.cuzk" ]; then
+    run_cmd "$LOGS/6_export_vk" "$SJ" zkey export verificationkey "$r/setup.zkey" "$r/setup_vk.json"
+    if [ "$RC" = 0 ]; then pass "$C: 6 snarkjs zkey export verificationkey of our zkey"
+    else fail "$C: 6 snarkjs zkey export verificationkey of our zkey" "exit $RC: $(first_line "$LOGS/6_export_vk.err")"; fi
+    run_cmd "$LOGS/6_sj_prove" "$SJ" groth16 prove "$r/setup.zkey" "$wtns" "$r/sj_setup_proof.json" "$r/sj_setup_public.json"
+    if [ "$RC" = 0 ]; then pass "$C: 6 snarkjs groth16 prove with our zkey"
+    else fail "$C: 6 snarkjs groth16 prove with our zkey" "exit $RC: $(first_line "$LOGS/6_sj_prove.err")"; fi
+    snarkjs_verify "6 snarkjs verify accepts its proof with our zkey" ok "$r/setup_vk.json" "$r/sj_setup_public.json" "$r/sj_setup_proof.json"
+    expect "6 cuzk verify accepts snarkjs's proof with our zkey" 0 -- \
+      "$CUZK" verify --vk "$r/setup_vk.json" --proof "$r/sj_setup_proof.json" --public "$r/sj_setup_public.json"
+    expect "6 cuzk prove --key" 0 -- \
+      "$CUZK" prove --quiet --key "$r/setup.cuzk" --wtns "$wtns" --proof "$r/key_proof.json" --public "$r/key_public.json"
+    snarkjs_verify "6 snarkjs verify accepts a cuzk prove --key proof" ok "$r/setup_vk.json" "$r/key_public.json" "$r/key_proof.json"
+    snarkjs_verify "6 the snarkjs-made vk rejects it" reject "$vk" "$r/key_public.json" "$r/key_proof.json"
+    size=$(stat -c %s "$r/setup.cuzk")
+    truncate_to "$r/setup.cuzk" "$r/half.cuzk" $((size / 2))
+    expect "6 truncated key file" 2 'key: .*truncated' -- \
+      "$CUZK" prove --key "$r/half.cuzk" --wtns "$wtns" --proof "$r/o6.json" --public "$r/op6.json"
+    expect "6 witness of $other with our key" 2 '[0-9]+ values' -- \
+      "$CUZK" prove --key "$r/setup.cuzk" --wtns "$od/$other.wtns" --proof "$r/o6.json" --public "$r/op6.json"
+    no_file "6 no proof written by the refused runs" "$r/o6.json"
+  fi
+  stamp "$C: setup checks" "$t"
 }
 
 log "building the snarkjs artifacts (cached in $CACHE)"

@@ -1,0 +1,140 @@
+/* cuzk-bench witness: the built-in circuits (circuits.h). Per circuit and
+ * size: record time, PCE bytes/nnz, witness constraints/s on one thread
+ * and on all, and the SpMV a, b, c from the compact witness (ns/nnz, GB/s
+ * of PCE image read).
+ *
+ *   cuzk-bench witness [--circuit ID|all] [--size N|full]... [--threads T]
+ *                      [--runs R] [--no-record]
+ *
+ * --no-record skips recording and the PCE (witness only): recording a
+ * full-size Poseidon-heavy circuit (wpost, snap) is slow (~65 k
+ * constraints/s, the Poseidon gadget's recording path). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/circuits.h>
+#include <cuzk/pce.h>
+
+#include "bench.h"
+#include "common/parallel.h"
+
+static double best_witness(cuzk_circuit *c, const char *js, cuzk_cs *cs, unsigned t, int runs)
+{
+    char err[CUZK_ERRMSG_LEN];
+    double best = 1e300;
+    for (int r = 0; r < runs; r++) {
+        double t0 = bench_now_ns();
+        if (cuzk_circuit_witness(c, js, strlen(js), cs, t, err) != CUZK_OK) {
+            fprintf(stderr, "witness: %s\n", err);
+            return -1;
+        }
+        double dt = bench_now_ns() - t0;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+static int run(const char *id, unsigned size, unsigned threads, int runs, int record)
+{
+    char err[CUZK_ERRMSG_LEN], *js = NULL;
+    cuzk_circuit *c = NULL;
+    cuzk_cs cs = {0};
+    cuzk_pce p = {0};
+    cuzk_fr *abc = NULL;
+    int rc = 1;
+    if (cuzk_circuit_open(&c, id, size, err) != CUZK_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    const cuzk_circuit_info *in = cuzk_circuit_describe(c);
+    double rec_ms = 0, bpn = 0;
+    if (record) {
+        cuzk_matrices m;
+        cuzk_cs_shape sh;
+        double t0 = bench_now_ns();
+        if (cuzk_circuit_record(c, &m, &sh, err) != CUZK_OK) {
+            fprintf(stderr, "record: %s\n", err);
+            goto out;
+        }
+        rec_ms = (bench_now_ns() - t0) / 1e6;
+        cuzk_status s = cuzk_pce_compile(&p, &m, sh.n_inputs, sh.n_aux, 0, threads, err);
+        cuzk_matrices_free(&m);
+        if (s != CUZK_OK) {
+            fprintf(stderr, "pce: %s\n", err);
+            goto out;
+        }
+        bpn = cuzk_pce_bytes_per_nnz(&p);
+    }
+    double n = (double)in->n_constraints;
+    if (cuzk_circuit_inputs_json(c, 1, 0, &js, err) != CUZK_OK ||
+        best_witness(c, js, &cs, threads, 1) < 0) /* learns the shape, allocates */
+        goto out;
+    double t1 = best_witness(c, js, &cs, 1, runs), tt = best_witness(c, js, &cs, threads, runs);
+    if (t1 < 0 || tt < 0) goto out;
+    printf("%-12s 2^%-4u %11.0f %9.1f %8.2f %10.1f %10.1f %10.1f", id, size ? size : 0, n,
+           rec_ms, bpn, n / t1 * 1e3, n / tt * 1e3, tt / 1e6);
+    if (record) {
+        abc = malloc(3 * p.n_rows * sizeof *abc);
+        cuzk_witness_view v;
+        cuzk_cs_witness_view(&cs, &v);
+        double best = 1e300;
+        for (int r = 0; r < runs && abc; r++) {
+            double t0 = bench_now_ns();
+            if (cuzk_pce_eval_view(&p, &v, abc, abc + p.n_rows, abc + 2 * p.n_rows, threads,
+                                   err) != CUZK_OK) {
+                fprintf(stderr, "eval: %s\n", err);
+                goto out;
+            }
+            double dt = bench_now_ns() - t0;
+            if (dt < best) best = dt;
+        }
+        printf(" %9.2f %8.2f", best / (double)cuzk_pce_nnz(&p), p.image_size / best);
+    }
+    printf("\n");
+    rc = 0;
+out:
+    free(abc);
+    free(js);
+    cuzk_pce_free(&p);
+    cuzk_cs_free(&cs);
+    cuzk_circuit_close(c);
+    return rc;
+}
+
+int bench_witness(int argc, char **argv)
+{
+    const char *id = "all";
+    unsigned sizes[16], n_sizes = 0, threads = cuzk_ncores();
+    int runs = 3, record = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--circuit") && v) id = argv[++i];
+        else if (!strcmp(a, "--size") && v && n_sizes < 16) {
+            sizes[n_sizes++] = strcmp(v, "full") ? (unsigned)atoi(v) : 0;
+            i++;
+        } else if (!strcmp(a, "--threads") && v) threads = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--runs") && v) runs = atoi(argv[++i]);
+        else if (!strcmp(a, "--no-record")) record = 0;
+        else {
+            fprintf(a && !strcmp(a, "--help") ? stdout : stderr,
+                    "usage: cuzk-bench witness [--circuit ID|all] [--size N|full]... "
+                    "[--threads T] [--runs R] [--no-record]\n");
+            return strcmp(a, "--help") ? 2 : 0;
+        }
+    }
+    if (!n_sizes) sizes[n_sizes++] = 18, sizes[n_sizes++] = 20;
+    if (threads < 1) threads = 1;
+    if (runs < 1) runs = 1;
+    printf("witness generation (best of %d), %u threads; rate = constraints/s (M)\n", runs,
+           threads);
+    printf("%-12s %-6s %11s %9s %8s %10s %10s %10s %9s %8s\n", "circuit", "size", "constraints",
+           "record ms", "B/nnz", "M/s 1 thr", "M/s all", "witness ms", "SpMV ns/nnz", "GB/s");
+    int rc = 0;
+    for (unsigned k = 0; k < cuzk_circuit_count(); k++) {
+        const char *cid = cuzk_circuit_id(k);
+        if (strcmp(id, "all") && strcmp(id, cid)) continue;
+        for (unsigned s = 0; s < n_sizes; s++) rc |= run(cid, sizes[s], threads, runs, record);
+    }
+    return rc ? 1 : 0;
+}

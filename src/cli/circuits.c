@@ -1,0 +1,396 @@
+/* cuzk circuits | compile | info | witness: the built-in circuits
+ * (circuits.h), compiling circuits into PCE files, and looking into files.
+ *
+ *   cuzk circuits [--size N]
+ *   cuzk compile (--circuit ID [--size N] | --r1cs C.r1cs) --out C.pce [--threads N] [--quiet]
+ *   cuzk info FILE                  (.pce, .r1cs, .zkey, .wtns, .params)
+ *   cuzk witness --circuit ID [--size N] (--inputs in.json | --seed S [--partition P])
+ *                --out W.wtns [--threads N] [--quiet]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/circuits.h>
+#include <cuzk/pce.h>
+
+#include "cli.h"
+
+/* --size: "full", 0, or 10..27 (log2 of the constraints a partition). */
+static int parse_size(const char *arg, unsigned *out)
+{
+    if (!strcmp(arg, "full")) {
+        *out = 0;
+        return 1;
+    }
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (!*arg || *end || (v != 0 && (v < 10 || v > 27))) {
+        cli_fail("--size", "expects full, 0 or a log2 size 10..27");
+        return 0;
+    }
+    *out = (unsigned)v;
+    return 1;
+}
+
+static int parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || arg[0] == '-' || v > max) {
+        fprintf(stderr, "cuzk: %s: expects an integer 0..%llu\n", what, (unsigned long long)max);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int cmd_circuits(int argc, char **argv)
+{
+    unsigned size = 0;
+    static const struct option opts[] = {{"size", required_argument, 0, 's'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 's') {
+            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+        } else if (c == 'h') {
+            printf("usage: cuzk circuits [--size N]\n  Lists the built-in circuits (synthetic "
+                   "Filecoin-shaped workloads) at full size or 2^N.\n");
+            return 0;
+        } else {
+            return EXIT_UNUSABLE;
+        }
+    }
+    if (optind < argc) return cli_fail("circuits", "unexpected argument (see --help)");
+    printf("%-12s %10s %15s %9s %11s  %s\n", "id", "partitions", "constraints/part", "inputs",
+           "challenges", "what");
+    for (unsigned i = 0; i < cuzk_circuit_count(); i++) {
+        cuzk_circuit *ci;
+        char err[CUZK_ERRMSG_LEN];
+        if (cuzk_circuit_open(&ci, cuzk_circuit_id(i), size, err) != CUZK_OK)
+            return cli_fail("circuits", err);
+        const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        printf("%-12s %10u %15llu %9u %11u  %s\n", in->id, in->partitions,
+               (unsigned long long)in->n_constraints, in->n_inputs, in->challenges, in->what);
+        cuzk_circuit_close(ci);
+    }
+    printf("(constraint counts are estimates; `cuzk compile` records the exact ones)\n");
+    return 0;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+    const char *id = NULL, *r1cs_path = NULL, *out = NULL;
+    unsigned size = 0, threads = 0;
+    int quiet = 0;
+    static const struct option opts[] = {
+        {"circuit", required_argument, 0, 'c'}, {"size", required_argument, 0, 's'},
+        {"r1cs", required_argument, 0, 'r'},    {"out", required_argument, 0, 'o'},
+        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': id = optarg; break;
+        case 's':
+            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            break;
+        case 'r': r1cs_path = optarg; break;
+        case 'o': out = optarg; break;
+        case 't':
+            if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h':
+            printf("usage: cuzk compile (--circuit ID [--size N] | --r1cs C.r1cs) --out C.pce\n"
+                   "                    [--threads N] [--quiet]\n"
+                   "  Records a built-in circuit's partition (or reads a circom .r1cs) and\n"
+                   "  compiles it into a PCE file (docs/pce.md). Full-size porep-32g needs\n"
+                   "  ~11 GB of memory while recording.\n");
+            return 0;
+        default: return EXIT_UNUSABLE;
+        }
+    }
+    if (optind < argc) return cli_fail("compile", "unexpected argument (see --help)");
+    if (!id == !r1cs_path) return cli_fail("compile", "give exactly one of --circuit and --r1cs");
+    if (!out) return cli_fail("compile", "--out is required");
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_circuit *ci = NULL;
+    cuzk_matrices m = {0};
+    cuzk_r1cs r = {0};
+    cuzk_blob b = {0};
+    cuzk_pce p = {0};
+    double t0 = cli_now_ms();
+    if (id) {
+        if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
+            cli_fail("--circuit", err);
+            goto out;
+        }
+        const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        if (!quiet)
+            fprintf(stderr, "recording %s (~%llu constraints a partition)...\n", id,
+                    (unsigned long long)in->n_constraints);
+        cuzk_cs_shape sh;
+        if (cuzk_circuit_record(ci, &m, &sh, err) != CUZK_OK) {
+            cli_fail(id, err);
+            goto out;
+        }
+        if (!quiet)
+            fprintf(stderr, "recorded %llu constraints in %.1f s; compiling...\n",
+                    (unsigned long long)sh.n_constraints, (cli_now_ms() - t0) / 1e3);
+        if (cuzk_pce_compile(&p, &m, sh.n_inputs, sh.n_aux, 0, threads, err) != CUZK_OK) {
+            cli_fail(id, err);
+            goto out;
+        }
+        cuzk_matrices_free(&m);
+    } else {
+        if (!cli_read_file(&b, r1cs_path)) goto out;
+        if (cuzk_r1cs_parse(&r, b.data, b.size, err) != CUZK_OK ||
+            cuzk_pce_from_r1cs(&p, &r, 0, threads, err) != CUZK_OK) {
+            cli_fail(r1cs_path, err);
+            goto out;
+        }
+    }
+    if (cuzk_pce_save(&p, out, err) != CUZK_OK) {
+        cli_fail(out, err);
+        goto out;
+    }
+    if (!quiet)
+        printf("wrote %s: %llu rows, %llu columns, %llu non-zeros, %.2f bytes/nnz, %.1f MB, "
+               "%.1f s\n", out, (unsigned long long)p.n_rows, (unsigned long long)p.n_cols,
+               (unsigned long long)cuzk_pce_nnz(&p), cuzk_pce_bytes_per_nnz(&p),
+               p.image_size / 1e6, (cli_now_ms() - t0) / 1e3);
+    rc = 0;
+out:
+    cuzk_pce_free(&p);
+    cuzk_matrices_free(&m);
+    cuzk_r1cs_free(&r);
+    cuzk_blob_release(&b);
+    cuzk_circuit_close(ci);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static void print_matrices(const cuzk_matrices *m)
+{
+    printf("  non-zeros      A %llu, B %llu, C %llu\n", (unsigned long long)m->a.n_terms,
+           (unsigned long long)m->b.n_terms, (unsigned long long)m->c.n_terms);
+    printf("  coefficients   %u distinct\n", m->n_coeffs);
+}
+
+static int info_pce(const char *path)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_pce p = {0};
+    if (cuzk_pce_load(&p, path, 0, 0, err) != CUZK_OK) return cli_fail(path, err);
+    const char *mn[3] = {"A", "B", "C"};
+    printf("%s: PCE v%u, %.1f MB\n", path, CUZK_PCE_VERSION, p.image_size / 1e6);
+    printf("  constraints    %llu%s\n", (unsigned long long)p.n_rows,
+           p.flags & CUZK_PCE_HAS_INPUT_ROWS ? " (input rows included)" : "");
+    printf("  variables      %llu (%llu inputs with ONE, %llu aux)\n",
+           (unsigned long long)p.n_cols, (unsigned long long)p.n_inputs,
+           (unsigned long long)p.n_aux);
+    printf("  non-zeros      %llu, %.2f bytes/nnz\n", (unsigned long long)cuzk_pce_nnz(&p),
+           cuzk_pce_bytes_per_nnz(&p));
+    for (int k = 0; k < 3; k++)
+        printf("    %s            %llu (%.2f a row), %u+%u bits a term, %llu escaped, %llu long "
+               "rows\n", mn[k], (unsigned long long)p.m[k].nnz,
+               p.n_rows ? (double)p.m[k].nnz / p.n_rows : 0.0, p.m[k].col_bits,
+               p.m[k].code_bits, (unsigned long long)p.m[k].n_esc,
+               (unsigned long long)p.m[k].n_long);
+    printf("  coefficients   %llu distinct\n", (unsigned long long)p.n_coeffs);
+    for (int k = 0; k < 2; k++)
+        printf("  density %s     inputs %llu/%llu, aux %llu/%llu (%.2f%%)\n", mn[k],
+               (unsigned long long)p.dens_count[k][0], (unsigned long long)p.n_inputs,
+               (unsigned long long)p.dens_count[k][1], (unsigned long long)p.n_aux,
+               p.n_aux ? 100.0 * p.dens_count[k][1] / p.n_aux : 0.0);
+    cuzk_pce_free(&p);
+    return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        FILE *f = argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr;
+        fprintf(f, "usage: cuzk info FILE\n  Describes a .pce, .r1cs, .zkey, .wtns or "
+                   ".params file.\n");
+        return f == stdout ? 0 : EXIT_UNUSABLE;
+    }
+    const char *path = argv[1];
+    if (ends_with(path, ".pce")) return info_pce(path);
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob b = {0};
+    int rc = EXIT_UNUSABLE;
+    if (cuzk_blob_map(&b, path, err) != CUZK_OK) return cli_fail(path, err);
+    if (ends_with(path, ".r1cs")) {
+        cuzk_r1cs r = {0};
+        if (cuzk_r1cs_parse(&r, b.data, b.size, err) != CUZK_OK) {
+            cli_fail(path, err);
+        } else {
+            printf("%s: circom R1CS\n  constraints    %u\n  wires          %u (%u public "
+                   "outputs, %u public inputs, %u private inputs)\n", path, r.n_constraints,
+                   r.n_wires, r.n_pub_out, r.n_pub_in, r.n_prv_in);
+            print_matrices(&r.m);
+            rc = 0;
+        }
+        cuzk_r1cs_free(&r);
+    } else if (ends_with(path, ".zkey")) {
+        cuzk_zkey z = {0};
+        if (cuzk_zkey_parse(&z, b.data, b.size, CUZK_FMT_TRUST_POINTS, err) != CUZK_OK) {
+            cli_fail(path, err);
+        } else {
+            printf("%s: snarkjs Groth16 key\n  constraints    %u\n  variables      %u (%u "
+                   "public)\n  domain         2^%u\n  points         A %llu, B1 %llu, B2 %llu, "
+                   "C %llu, H %llu\n", path, z.n_constraints, z.n_vars, z.n_public,
+                   z.log_domain, (unsigned long long)z.a.n, (unsigned long long)z.b1.n,
+                   (unsigned long long)z.b2.n, (unsigned long long)z.c.n,
+                   (unsigned long long)z.h.n);
+            print_matrices(&z.m);
+            rc = 0;
+        }
+        cuzk_zkey_free(&z);
+    } else if (ends_with(path, ".wtns")) {
+        cuzk_wtns w = {0};
+        if (cuzk_wtns_parse(&w, b.data, b.size, err) != CUZK_OK) {
+            cli_fail(path, err);
+        } else {
+            uint64_t bits = 0;
+            for (uint32_t i = 0; i < w.n; i++)
+                bits += cuzk_fr_is_zero(&w.w[i]) || cuzk_fr_eq(&w.w[i], &CUZK_FR_ONE);
+            printf("%s: iden3 witness\n  values         %u (%.1f%% are 0 or 1)\n", path, w.n,
+                   w.n ? 100.0 * bits / w.n : 0.0);
+            rc = 0;
+        }
+        cuzk_wtns_free(&w);
+    } else if (ends_with(path, ".params")) {
+        cuzk_bp_params p = {0};
+        if (cuzk_bp_params_parse(&p, b.data, b.size, CUZK_FMT_TRUST_POINTS, err) != CUZK_OK) {
+            cli_fail(path, err);
+        } else {
+            printf("%s: bellperson Groth16 parameters\n  public inputs  %u (IC points, ONE "
+                   "included)\n  domain         %u\n  points         H %llu, L %llu, A %llu, "
+                   "B_G1 %llu, B_G2 %llu\n", path, p.vk.n_ic, p.domain_size,
+                   (unsigned long long)p.h.n, (unsigned long long)p.l.n,
+                   (unsigned long long)p.a.n, (unsigned long long)p.b_g1.n,
+                   (unsigned long long)p.b_g2.n);
+            rc = 0;
+        }
+        cuzk_bp_params_free(&p);
+    } else {
+        cli_fail(path, "unknown kind of file (expected .pce, .r1cs, .zkey, .wtns or .params)");
+    }
+    cuzk_blob_release(&b);
+    return rc;
+}
+
+int cmd_witness(int argc, char **argv)
+{
+    const char *id = NULL, *inputs = NULL, *out = NULL;
+    unsigned size = 0, threads = 0;
+    uint64_t seed = 0, partition = 0;
+    int quiet = 0, have_seed = 0;
+    static const struct option opts[] = {
+        {"circuit", required_argument, 0, 'c'}, {"size", required_argument, 0, 's'},
+        {"inputs", required_argument, 0, 'i'},  {"seed", required_argument, 0, 'S'},
+        {"partition", required_argument, 0, 'p'}, {"out", required_argument, 0, 'o'},
+        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': id = optarg; break;
+        case 's':
+            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            break;
+        case 'i': inputs = optarg; break;
+        case 'S':
+            if (!parse_u64("--seed", optarg, INT64_MAX, &seed)) return EXIT_UNUSABLE;
+            have_seed = 1;
+            break;
+        case 'p':
+            if (!parse_u64("--partition", optarg, 1u << 20, &partition)) return EXIT_UNUSABLE;
+            break;
+        case 'o': out = optarg; break;
+        case 't':
+            if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h':
+            printf("usage: cuzk witness --circuit ID [--size N] (--inputs in.json | --seed S\n"
+                   "                    [--partition P]) --out W.wtns [--threads N] [--quiet]\n"
+                   "  Computes one partition's witness of a built-in circuit from its inputs\n"
+                   "  ({\"seed\", \"partition\", \"challenges\"}, circuits.h) and writes it as\n"
+                   "  an iden3 .wtns.\n");
+            return 0;
+        default: return EXIT_UNUSABLE;
+        }
+    }
+    if (optind < argc) return cli_fail("witness", "unexpected argument (see --help)");
+    if (!id || !out) return cli_fail("witness", "--circuit and --out are required");
+    if (!inputs == !have_seed) return cli_fail("witness", "give exactly one of --inputs and --seed");
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN], *json = NULL;
+    cuzk_circuit *ci = NULL;
+    cuzk_blob b = {0};
+    cuzk_cs cs = {0};
+    cuzk_fr *w = NULL;
+    uint8_t *img = NULL;
+    size_t len = 0, img_len = 0;
+    double t0 = cli_now_ms();
+    if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
+        cli_fail("--circuit", err);
+        goto out;
+    }
+    if (inputs) {
+        if (!cli_read_file(&b, inputs)) goto out;
+        json = (char *)b.data;
+        len = b.size;
+    } else if (cuzk_circuit_inputs_json(ci, seed, (unsigned)partition, &json, err) != CUZK_OK) {
+        cli_fail("--partition", err);
+        goto out;
+    } else {
+        len = strlen(json);
+    }
+    if (!quiet)
+        fprintf(stderr, "computing the witness of %s (~%llu constraints)...\n", id,
+                (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
+    if (cuzk_circuit_witness(ci, json, len, &cs, threads, err) != CUZK_OK) {
+        cli_fail(inputs ? inputs : id, err);
+        goto out;
+    }
+    double t_wit = cli_now_ms() - t0;
+    cuzk_cs_shape sh;
+    cuzk_cs_get_shape(&cs, &sh);
+    size_t n = (size_t)sh.n_inputs + sh.n_aux;
+    w = malloc(n * sizeof *w);
+    if (!w || cuzk_cs_witness(&cs, w, n) != CUZK_OK ||
+        cuzk_wtns_encode(&img, &img_len, w, n) != CUZK_OK) {
+        cli_fail("witness", "out of memory for the .wtns");
+        goto out;
+    }
+    if (cuzk_file_write(out, img, img_len, err) != CUZK_OK) {
+        cli_fail(out, err);
+        goto out;
+    }
+    if (!quiet)
+        printf("wrote %s: %zu values (%u inputs, %u bits, %u fields); witness %.1f ms, total "
+               "%.1f ms\n", out, n, sh.n_inputs, sh.n_aux_bits, sh.n_aux_fields, t_wit,
+               cli_now_ms() - t0);
+    rc = 0;
+out:
+    if (!inputs) free(json);
+    free(img);
+    free(w);
+    cuzk_cs_free(&cs);
+    cuzk_blob_release(&b);
+    cuzk_circuit_close(ci);
+    return rc;
+}

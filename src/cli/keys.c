@@ -1,0 +1,287 @@
+/* cuzk setup / cuzk import: making and converting proving keys.
+ *
+ *   cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson]
+ *              [--zkey K.zkey] [--params P.params --vk V.vk] [--seed N]
+ *              [--threads N] [--quiet]
+ *   cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs
+ *               [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]
+ *
+ * Setup keys are INSECURE (one party knows the toxic waste): for tests and
+ * benchmarks. Progress goes to stderr (--quiet silences it). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/formats.h>
+#include <cuzk/groth16.h>
+
+#include "cli.h"
+
+/* ------------------------------------------------------ circuit source -- */
+
+/* What setup needs from a circuit: the constraints (no input rows), the
+ * number of inputs (ONE included) and of private variables. Owned. */
+typedef struct {
+    cuzk_matrices m;
+    uint32_t n_inputs, n_aux;
+    char what[256]; /* for messages: "C.r1cs (3 constraints)" */
+} setup_circuit;
+
+/* The one place a circuit comes from: today a .r1cs file; built-in
+ * circuits (--circuit <id> --size N) plug in here. 0 on failure (reported). */
+static int circuit_load(setup_circuit *c, const char *r1cs_path)
+{
+    memset(c, 0, sizeof *c);
+    if (!r1cs_path) {
+        cli_fail("setup", "give the circuit: --r1cs C.r1cs");
+        return 0;
+    }
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_blob b = {0};
+    cuzk_r1cs r;
+    if (!cli_read_file(&b, r1cs_path)) return 0;
+    cuzk_status s = cuzk_r1cs_parse(&r, b.data, b.size, err);
+    cuzk_blob_release(&b);
+    if (s != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", r1cs_path, err);
+        return 0;
+    }
+    c->m = r.m; /* moved out of r */
+    memset(&r.m, 0, sizeof r.m);
+    c->n_inputs = r.n_public + 1;
+    c->n_aux = r.n_wires - c->n_inputs;
+    snprintf(c->what, sizeof c->what, "%s (%u constraints)", r1cs_path, r.n_constraints);
+    cuzk_r1cs_free(&r);
+    return 1;
+}
+
+static void circuit_free(setup_circuit *c) { cuzk_matrices_free(&c->m); }
+
+/* ------------------------------------------------------------ progress -- */
+
+typedef struct {
+    double t0, last;
+    const char *stage;
+} progress_state;
+
+/* One line per finished stage, and one every 2 s within a long stage. */
+static void on_progress(void *ctx, const char *stage, uint64_t done, uint64_t total)
+{
+    progress_state *p = ctx;
+    double now = cli_now_ms();
+    if (done < total && now - p->last < 2000 && p->stage == stage) return;
+    p->last = now;
+    p->stage = stage;
+    fprintf(stderr, "setup: %8.1f s  %-24s %llu / %llu\n", (now - p->t0) / 1e3, stage,
+            (unsigned long long)done, (unsigned long long)total);
+}
+
+static void describe(const cuzk_groth16_pk *pk, const char *label)
+{
+    printf("key: %u variables, %u public, domain 2^%u, %s roots (%d), %s H query%s%s\n",
+           pk->n_vars, pk->n_public, pk->log_domain,
+           pk->roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", (int)pk->roots,
+           pk->h_form == CUZK_H_LAGRANGE ? "Lagrange" : "monomial", label && *label ? " -- " : "",
+           label ? label : "");
+}
+
+static int usage_keys(FILE *f, int status)
+{
+    fprintf(f,
+            "usage:\n"
+            "  cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson]\n"
+            "             [--zkey K.zkey] [--params P.params --vk V.vk] [--seed N]\n"
+            "             [--threads N] [--quiet]\n"
+            "      Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible).\n"
+            "      INSECURE: for tests and benchmarks. Writes the key as a .cuzk key file,\n"
+            "      a snarkjs .zkey (snarkjs roots) and/or a bellperson .params + .vk\n"
+            "      (bellperson roots). --roots defaults to the convention of the outputs.\n"
+            "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
+            "              [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]\n"
+            "      Converts a key into a .cuzk key file (checked: every point decoded).\n");
+    return status;
+}
+
+/* ---------------------------------------------------------------- setup -- */
+
+int cmd_setup(int argc, char **argv)
+{
+    const char *r1cs = NULL, *out = NULL, *roots_s = NULL, *zkey = NULL, *params = NULL,
+               *vk = NULL;
+    unsigned threads = 0;
+    int quiet = 0, have_seed = 0;
+    uint64_t seed = 0;
+    static const struct option opts[] = {
+        {"r1cs", required_argument, 0, 'r'},  {"out", required_argument, 0, 'o'},
+        {"roots", required_argument, 0, 'R'}, {"zkey", required_argument, 0, 'z'},
+        {"params", required_argument, 0, 'P'}, {"vk", required_argument, 0, 'v'},
+        {"seed", required_argument, 0, 's'},  {"threads", required_argument, 0, 't'},
+        {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': r1cs = optarg; break;
+        case 'o': out = optarg; break;
+        case 'R': roots_s = optarg; break;
+        case 'z': zkey = optarg; break;
+        case 'P': params = optarg; break;
+        case 'v': vk = optarg; break;
+        case 's':
+            seed = strtoull(optarg, &end, 0);
+            if (!*optarg || *end) return cli_fail("--seed", "expects an unsigned integer");
+            have_seed = 1;
+            break;
+        case 't':
+            if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': return usage_keys(stdout, 0);
+        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        }
+    }
+    if (optind < argc) return cli_fail("setup", "unexpected argument (see --help)");
+    if (!out && !zkey && !params)
+        return cli_fail("setup", "no output: give --out, --zkey or --params (see --help)");
+    if (!params != !vk) return cli_fail("setup", "--params and --vk go together");
+    if (zkey && params)
+        return cli_fail("setup", "--zkey needs snarkjs roots and --params bellperson roots: "
+                                 "run setup once for each");
+    cuzk_roots roots = params ? CUZK_ROOTS_BELLPERSON : CUZK_ROOTS_SNARKJS;
+    if (roots_s) {
+        if (!strcmp(roots_s, "snarkjs")) roots = CUZK_ROOTS_SNARKJS;
+        else if (!strcmp(roots_s, "bellperson")) roots = CUZK_ROOTS_BELLPERSON;
+        else return cli_fail("--roots", "expects snarkjs or bellperson");
+    }
+    if (zkey && roots != CUZK_ROOTS_SNARKJS)
+        return cli_fail("setup", "a .zkey needs --roots snarkjs");
+    if (params && roots != CUZK_ROOTS_BELLPERSON)
+        return cli_fail("setup", "a .params needs --roots bellperson");
+
+    setup_circuit circ;
+    if (!circuit_load(&circ, r1cs)) return EXIT_UNUSABLE;
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_groth16_pk pk = {0};
+    progress_state ps = {cli_now_ms(), 0, NULL};
+    cuzk_setup_opts o = {roots, threads, have_seed ? &seed : NULL, quiet ? NULL : on_progress,
+                         &ps, NULL};
+    if (!quiet)
+        fprintf(stderr, "setup: %s, %s roots -- %s\n", circ.what,
+                roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", CUZK_SETUP_LABEL);
+    double t0 = cli_now_ms();
+    if (cuzk_groth16_setup(&pk, &circ.m, circ.n_inputs, circ.n_aux, &o, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    double t_setup = cli_now_ms() - t0;
+    if (out && cuzk_keyfile_write(out, &pk, CUZK_SETUP_LABEL, 0, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    if (zkey && cuzk_zkey_write_pk(zkey, &pk, NULL, 0, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    if (params && cuzk_groth16_pk_write_params(params, vk, &pk, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    if (!quiet) {
+        uint64_t n = (uint64_t)pk.n_vars, pts = 4 * n + ((uint64_t)1 << pk.log_domain);
+        describe(&pk, CUZK_SETUP_LABEL);
+        printf("  setup %.2f s (%.0f points/s, G2 counted as one), total %.2f s\n",
+               t_setup / 1e3, (double)pts / (t_setup / 1e3), (cli_now_ms() - t0) / 1e3);
+    }
+    rc = 0;
+done:
+    cuzk_groth16_pk_free(&pk);
+    circuit_free(&circ);
+    return rc;
+}
+
+/* --------------------------------------------------------------- import -- */
+
+int cmd_import(int argc, char **argv)
+{
+    const char *zkey = NULL, *params = NULL, *r1cs = NULL, *out = NULL;
+    unsigned threads = 0;
+    int quiet = 0, snarkjs_export = 0;
+    static const struct option opts[] = {
+        {"zkey", required_argument, 0, 'z'},    {"params", required_argument, 0, 'P'},
+        {"r1cs", required_argument, 0, 'r'},    {"out", required_argument, 0, 'o'},
+        {"snarkjs-export", no_argument, 0, 'S'}, {"threads", required_argument, 0, 't'},
+        {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'z': zkey = optarg; break;
+        case 'P': params = optarg; break;
+        case 'r': r1cs = optarg; break;
+        case 'o': out = optarg; break;
+        case 'S': snarkjs_export = 1; break;
+        case 't':
+            if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': return usage_keys(stdout, 0);
+        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        }
+    }
+    if (optind < argc) return cli_fail("import", "unexpected argument (see --help)");
+    if (!zkey == !params) return cli_fail("import", "give exactly one key: --zkey or --params");
+    if (params && !r1cs) return cli_fail("import", "--params needs the circuit: --r1cs C.r1cs");
+    if (!out) return cli_fail("import", "--out key.cuzk is required");
+
+    int rc = EXIT_UNUSABLE;
+    char err[CUZK_ERRMSG_LEN], label[64];
+    cuzk_blob kb = {0}, rb = {0};
+    cuzk_zkey z = {0};
+    cuzk_bp_params bp = {0};
+    cuzk_r1cs r = {0};
+    cuzk_groth16_pk pk = {0};
+    const char *key = zkey ? zkey : params;
+    cuzk_status s;
+    if (r1cs) {
+        if (!cli_read_file(&rb, r1cs)) goto done;
+        if ((s = cuzk_r1cs_parse(&r, rb.data, rb.size, err)) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s: %s\n", r1cs, err);
+            goto done;
+        }
+    }
+    if (cuzk_blob_map(&kb, key, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    /* Bulk points are checked once, by the decoding in pk_from_*. */
+    unsigned fl = CUZK_FMT_TRUST_POINTS | (snarkjs_export ? CUZK_FMT_SNARKJS_BELLMAN : 0);
+    s = zkey ? cuzk_zkey_parse(&z, kb.data, kb.size, CUZK_FMT_TRUST_POINTS, err)
+             : cuzk_bp_params_parse(&bp, kb.data, kb.size, fl, err);
+    if (s == CUZK_OK && zkey && r1cs) s = cuzk_zkey_check_r1cs(&z, &r, err);
+    if (s == CUZK_OK)
+        s = zkey ? cuzk_groth16_pk_from_zkey(&pk, &z, threads, err)
+                 : cuzk_groth16_pk_from_params(&pk, &bp, &r, threads, err);
+    if (s != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", key, err);
+        goto done;
+    }
+    const char *base = strrchr(key, '/');
+    snprintf(label, sizeof label, "imported from %.48s", base ? base + 1 : key);
+    if (cuzk_keyfile_write(out, &pk, label, 0, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err);
+        goto done;
+    }
+    if (!quiet) describe(&pk, label);
+    rc = 0;
+done:
+    cuzk_groth16_pk_free(&pk);
+    cuzk_zkey_free(&z);
+    cuzk_bp_params_free(&bp);
+    cuzk_r1cs_free(&r);
+    cuzk_blob_release(&kb);
+    cuzk_blob_release(&rb);
+    return rc;
+}

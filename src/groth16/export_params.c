@@ -1,0 +1,67 @@
+/* A proving key as a bellperson .params (+ .vk): the dense vectors of
+ * cuzk_groth16_pk filtered by density, as bellperson's generator writes
+ * them (formats.md §3.2, §5.2), so that cuzk_groth16_pk_from_params (and
+ * bellperson, supraseal) read the same key back. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuzk/groth16.h>
+
+static cuzk_status efail(char *err, cuzk_status s, const char *msg)
+{
+    if (err) snprintf(err, CUZK_ERRMSG_LEN, "params export: %s", msg);
+    return s;
+}
+
+/* dens[w] = 1 for every wire with a nonzero coefficient in matrix s. */
+static void mark(uint8_t *dens, const cuzk_sparse *s, const cuzk_matrices *m)
+{
+    for (uint64_t k = 0; k < s->n_terms; k++)
+        if (!cuzk_fr_is_zero(&m->coeffs[s->coeff[k]])) dens[s->wire[k]] = 1;
+}
+
+cuzk_status cuzk_groth16_pk_write_params(const char *params_path, const char *vk_path,
+                                         const cuzk_groth16_pk *pk, char *err)
+{
+    if (err) err[0] = 0;
+    if (!params_path || !pk) return efail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (pk->h_form != CUZK_H_MONOMIAL || pk->roots != CUZK_ROOTS_BELLPERSON)
+        return efail(err, CUZK_ERR_INVALID_ARGUMENT,
+                     "a .params needs bellperson roots (7) and the monomial H query "
+                     "(make the key with --roots bellperson)");
+    if (!pk->m.a.row_start || !pk->m.b.row_start)
+        return efail(err, CUZK_ERR_INVALID_ARGUMENT,
+                     "the key has no matrices (the densities come from them)");
+    uint32_t n = pk->n_vars, n_in = pk->n_public + 1;
+    uint8_t *da = calloc(n, 1), *db = calloc(n, 1);
+    cuzk_g1_affine *a = malloc(n * sizeof *a), *b1 = malloc(n * sizeof *b1);
+    cuzk_g2_affine *b2 = malloc(n * sizeof *b2);
+    cuzk_status s = CUZK_ERR_NO_MEMORY;
+    if (!da || !db || !a || !b1 || !b2) {
+        efail(err, s, "out of memory");
+        goto out;
+    }
+    mark(da, &pk->m.a, &pk->m);
+    memset(da, 1, n_in); /* the input rows: every input is in A */
+    mark(db, &pk->m.b, &pk->m);
+    uint32_t na = 0, nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (da[i]) a[na++] = pk->a[i];
+        if (db[i]) {
+            b1[nb] = pk->b1[i];
+            b2[nb++] = pk->b2[i];
+        }
+    }
+    cuzk_bp_params_src src = {&pk->vk, pk->h, pk->l, a, b1, b2,
+                              (uint32_t)(((uint64_t)1 << pk->log_domain) - 1), n - n_in, na, nb};
+    s = cuzk_bp_params_write_path(params_path, &src, err);
+    if (s == CUZK_OK && vk_path) s = cuzk_bp_vk_write(vk_path, &pk->vk, err);
+out:
+    free(da);
+    free(db);
+    free(a);
+    free(b1);
+    free(b2);
+    return s;
+}
