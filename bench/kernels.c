@@ -22,7 +22,9 @@
  * the H200 (IMAD.WIDE and IMAD.HI 2, other IMAD forms 1): Fr mul 264,
  * Fr sqr 226, Fp mul 588, Fp sqr 471. It is the real ceiling of this code.
  *
- * --msm 20,24,26: G1 MSM rows instead (cuzk_gpu_g1_msm, src/gpu/msm.cu).
+ * --msm 20,24,26 [--g2] [--bits]: MSM rows instead (cuzk_gpu_g1_msm,
+ * cuzk_gpu_g2_msm, or with --bits the 0/1-scalar sums cuzk_gpu_g*_msm_bits
+ * on a random bitmap of density 1/2; src/gpu/msm.cu).
  * For each size 2^s: points P_j = B + j S generated on the device (random B,
  * S; resident), uniformly random scalars below r in pinned host memory, one
  * warm-up call checked against [sum k_j] B + [sum j k_j] S, then `reps`
@@ -236,15 +238,23 @@ static void rand_scalar(cuzk_scalar *s)
     }
 }
 
-static void rand_point(cuzk_g1_affine *p)
+/* A random point [k] G of G1 (g2 = 0) or G2 (g2 = 1) into out. */
+static void rand_point(void *out, int g2)
 {
     uint64_t v[4] = {kr64(), kr64(), kr64(), kr64()};
     cuzk_fr k;
     cuzk_fr_from_limbs_reduce(&k, v);
-    cuzk_g1_jac g, r;
-    cuzk_g1_from_affine(&g, &CUZK_G1_GENERATOR);
-    cuzk_g1_mul(&r, &g, &k);
-    cuzk_g1_to_affine(p, &r);
+    if (!g2) {
+        cuzk_g1_jac g, r;
+        cuzk_g1_from_affine(&g, &CUZK_G1_GENERATOR);
+        cuzk_g1_mul(&r, &g, &k);
+        cuzk_g1_to_affine(out, &r);
+    } else {
+        cuzk_g2_jac g, r;
+        cuzk_g2_from_affine(&g, &CUZK_G2_GENERATOR);
+        cuzk_g2_mul(&r, &g, &k);
+        cuzk_g2_to_affine(out, &r);
+    }
 }
 
 static double median_d(double *v, unsigned n)
@@ -256,8 +266,63 @@ static double median_d(double *v, unsigned n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* MSM rows: G1 or G2, random scalars or 0/1 scalars (a bitmap). */
+typedef struct {
+    int g2;   /* 0: G1, 1: G2 */
+    int bits; /* 0/1 scalars of density 1/2 (cuzk_gpu_g*_msm_bits) */
+} msm_mode;
+
+/* sppark on the H200 (research/gpu-sota.md §1a, pinned scalars), ms; 0 if
+ * not measured. G1 random: sppark_ms; G1 0/1 scalars 2^26: 92; G2 2^24: 449. */
+static double sppark_mode_ms(msm_mode m, unsigned lg)
+{
+    if (!m.g2 && !m.bits) return sppark_ms(lg);
+    if (!m.g2 && m.bits && lg == 26) return 92;
+    if (m.g2 && !m.bits && lg == 24) return 449;
+    return 0;
+}
+
+/* Targets of issue 5 (ms; 0: none at this size). */
+static double target_ms(msm_mode m, unsigned lg)
+{
+    if (!m.g2 && !m.bits && lg == 26) return 150;
+    if (!m.g2 && m.bits && lg == 26) return 15;
+    if (m.g2 && !m.bits && lg == 24) return 150;
+    return 0;
+}
+
+/* want = [m0] B + [m1] S in the mode's group; eq compares with got. */
+static void lin_comb(msm_mode m, void *want, const void *b, const cuzk_fr *m0, const void *st,
+                     const cuzk_fr *m1)
+{
+    if (!m.g2) {
+        cuzk_g1_jac jb, js;
+        cuzk_g1_from_affine(&jb, b);
+        cuzk_g1_from_affine(&js, st);
+        cuzk_g1_mul(&jb, &jb, m0);
+        cuzk_g1_mul(&js, &js, m1);
+        cuzk_g1_add(want, &jb, &js);
+    } else {
+        cuzk_g2_jac jb, js;
+        cuzk_g2_from_affine(&jb, b);
+        cuzk_g2_from_affine(&js, st);
+        cuzk_g2_mul(&jb, &jb, m0);
+        cuzk_g2_mul(&js, &js, m1);
+        cuzk_g2_add(want, &jb, &js);
+    }
+}
+
+static cuzk_status msm_call(msm_mode m, cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                            const cuzk_scalar *k, const uint64_t *bits, size_t n, void *got)
+{
+    if (m.bits)
+        return m.g2 ? cuzk_gpu_g2_msm_bits(ctx, plan, bits, n, got)
+                    : cuzk_gpu_g1_msm_bits(ctx, plan, bits, n, got);
+    return m.g2 ? cuzk_gpu_g2_msm(ctx, plan, k, n, got) : cuzk_gpu_g1_msm(ctx, plan, k, n, got);
+}
+
 /* One row per size; returns 0 if every result was right. */
-static int run_msm(int device, const char *list, unsigned reps, unsigned c_forced)
+static int run_msm(int device, const char *list, unsigned reps, unsigned c_forced, msm_mode mode)
 {
     unsigned lgs[16], nl = 0, lgmax = 0;
     for (const char *q = list; *q && nl < 16;) {
@@ -277,17 +342,25 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     }
     size_t nmax = (size_t)1 << lgmax;
     cuzk_scalar *k = NULL;
-    st = cuzk_gpu_host_alloc((void **)&k, nmax * sizeof *k);
+    uint64_t *bits = NULL;
+    if (mode.bits) st = cuzk_gpu_host_alloc((void **)&bits, (nmax + 63) / 64 * 8);
+    else st = cuzk_gpu_host_alloc((void **)&k, nmax * sizeof *k);
     if (st != CUZK_OK) {
         fprintf(stderr, "msm: pinned scalars: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
         cuzk_gpu_ctx_destroy(ctx);
         return 1;
     }
     double t0 = bench_now_ns();
-    for (size_t i = 0; i < nmax; i++) rand_scalar(&k[i]);
-    printf("G1 MSM, points resident (generated on the device), random scalars < r in pinned host"
-           " memory\n(%.1f s to draw them); median of %u calls after a checked warm-up; stage"
-           " times from CUDA events.\n", (bench_now_ns() - t0) * 1e-9, reps);
+    if (mode.bits)
+        for (size_t i = 0; i < (nmax + 63) / 64; i++) bits[i] = kr64();
+    else
+        for (size_t i = 0; i < nmax; i++) rand_scalar(&k[i]);
+    const char *gname = mode.g2 ? "G2" : "G1";
+    printf("%s MSM, points resident (generated on the device), %s in pinned host memory\n"
+           "(%.1f s to draw them); median of %u calls after a checked warm-up; stage times from"
+           " CUDA events.\n", gname,
+           mode.bits ? "0/1 scalars (random bitmap, density 1/2)" : "random scalars < r",
+           (bench_now_ns() - t0) * 1e-9, reps);
     printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s\n", "n",
            "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
            "sort", "accum", "reduce", "sppark", "target", "check");
@@ -296,12 +369,15 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     double *wall = malloc((size_t)reps * sizeof *wall), *tmp = malloc((size_t)reps * sizeof *tmp);
     for (unsigned li = 0; li < nl && stage && wall && tmp; li++) {
         size_t n = (size_t)1 << lgs[li];
-        cuzk_g1_affine bs[2];
-        rand_point(&bs[0]);
-        rand_point(&bs[1]);
-        cuzk_gpu_g1_msm_plan *plan = NULL;
+        cuzk_g2_affine bs[2]; /* room for either group */
+        void *b0 = &bs[0], *b1 = (char *)bs + (mode.g2 ? sizeof(cuzk_g2_affine)
+                                                      : sizeof(cuzk_g1_affine));
+        rand_point(b0, mode.g2);
+        rand_point(b1, mode.g2);
+        cuzk_gpu_msm_plan *plan = NULL;
         double tg = bench_now_ns();
-        st = cuzk_gpu_g1_msm_plan_create_seq(ctx, &plan, n, c_forced, &bs[0], &bs[1]);
+        st = mode.g2 ? cuzk_gpu_g2_msm_plan_create_seq(ctx, &plan, n, c_forced, b0, b1)
+                     : cuzk_gpu_g1_msm_plan_create_seq(ctx, &plan, n, c_forced, b0, b1);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: plan: %s (%s)\n", lgs[li], cuzk_strerror(st),
@@ -312,26 +388,29 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         /* Expected: [S0] B + [S1] S, S0 = sum k_j, S1 = sum j k_j (mod r). */
         cuzk_fr s0 = {{0}}, s1 = {{0}}, t, m0, m1;
         for (size_t j = n; j-- > 0;) {
-            memcpy(t.l, k[j].l, sizeof t.l);
+            if (mode.bits) {
+                memset(&t, 0, sizeof t);
+                t.l[0] = (bits[j / 64] >> (j % 64)) & 1;
+            } else {
+                memcpy(t.l, k[j].l, sizeof t.l);
+            }
             cuzk_fr_add(&s0, &s0, &t);
             if (j) cuzk_fr_add(&s1, &s1, &s0);
         }
-        cuzk_g1_jac want, jb, js, got;
+        cuzk_g2_jac want, got;
         (void)cuzk_fr_from_limbs(&m0, s0.l);
         (void)cuzk_fr_from_limbs(&m1, s1.l);
-        cuzk_g1_from_affine(&jb, &bs[0]);
-        cuzk_g1_from_affine(&js, &bs[1]);
-        cuzk_g1_mul(&jb, &jb, &m0);
-        cuzk_g1_mul(&js, &js, &m1);
-        cuzk_g1_add(&want, &jb, &js);
-        st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
-        int ok = st == CUZK_OK && cuzk_g1_jac_eq(&want, &got);
+        lin_comb(mode, &want, b0, &m0, b1, &m1);
+        st = msm_call(mode, ctx, plan, k, bits, n, &got);
+#define MSM_EQ(a, b) (mode.g2 ? cuzk_g2_jac_eq((const void *)(a), (const void *)(b)) \
+                              : cuzk_g1_jac_eq((const void *)(a), (const void *)(b)))
+        int ok = st == CUZK_OK && MSM_EQ(&want, &got);
         for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
             double w0 = bench_now_ns();
-            st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
+            st = msm_call(mode, ctx, plan, k, bits, n, &got);
             wall[r] = (bench_now_ns() - w0) * 1e-6;
             cuzk_gpu_msm_timing tm;
-            (void)cuzk_gpu_g1_msm_plan_timing(plan, &tm);
+            (void)cuzk_gpu_msm_plan_timing(plan, &tm);
             float *s = stage + (size_t)r * 6;
             s[0] = tm.total, s[1] = tm.upload, s[2] = tm.digits, s[3] = tm.sort;
             s[4] = tm.accumulate, s[5] = tm.reduce;
@@ -341,7 +420,8 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
                     cuzk_gpu_last_error());
             ok = 0;
         }
-        ok = ok && cuzk_g1_jac_eq(&want, &got);
+        ok = ok && MSM_EQ(&want, &got);
+#undef MSM_EQ
         double med[6];
         for (int q = 0; q < 6; q++) {
             for (unsigned r = 0; r < reps; r++) tmp[r] = stage[(size_t)r * 6 + q];
@@ -350,26 +430,28 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         for (unsigned r = 0; r < reps; r++) tmp[r] = stage[(size_t)r * 6] - stage[(size_t)r * 6 + 1];
         double dev_noup = median_d(tmp, reps);
         double mw = median_d(wall, reps);
-        double sp = sppark_ms(lgs[li]);
+        double sp = sppark_mode_ms(mode, lgs[li]), tgt = target_ms(mode, lgs[li]);
         char sps[16] = "-", tgs[16] = "-";
         if (sp > 0) snprintf(sps, sizeof sps, "%.2fx", sp / med[0]);
-        if (lgs[li] == 26) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / 150.0);
+        if (tgt > 0) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / tgt);
+        unsigned c = cuzk_gpu_msm_plan_window(plan);
         printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
                " %7s %7s  %s\n",
-               lgs[li], cuzk_gpu_g1_msm_plan_window(plan), (255 + cuzk_gpu_g1_msm_plan_window(plan) - 1) /
-               cuzk_gpu_g1_msm_plan_window(plan), cuzk_gpu_g1_msm_plan_device_bytes(plan) / 1e9, tg,
-               mw, med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], sps, tgs,
+               lgs[li], c, (255 + c - 1) / c, cuzk_gpu_msm_plan_device_bytes(plan) / 1e9, tg, mw,
+               med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], sps, tgs,
                ok ? "ok" : "MISMATCH");
         fflush(stdout);
         if (!ok) rc = 1;
-        cuzk_gpu_g1_msm_plan_destroy(plan);
+        cuzk_gpu_msm_plan_destroy(plan);
     }
     printf("sppark = sppark's time / our device time (> 1: faster); target = our device time /"
-           " 150 ms (<= 1 meets it)\n");
+           " the issue's target (<= 1 meets it)%s\n",
+           mode.bits ? "; 0/1 scalars: accum = first level, reduce = the later levels" : "");
     free(stage);
     free(wall);
     free(tmp);
     cuzk_gpu_host_free(k);
+    cuzk_gpu_host_free(bits);
     cuzk_gpu_ctx_destroy(ctx);
     return rc;
 }
@@ -566,8 +648,9 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
-            "  --msm 20,24,26 [--msm-reps R] [--msm-c C]: G1 MSM rows instead (sizes as log2;\n"
-            "  R default 5; C forces the window size).\n"
+            "  --msm 20,24,26 [--g2] [--bits] [--msm-reps R] [--msm-c C]: MSM rows instead\n"
+            "  (sizes as log2; G1, or G2 with --g2; random scalars, or 0/1 scalars of density\n"
+            "  1/2 with --bits; R default 5; C forces the window size).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n");
 }
@@ -579,6 +662,7 @@ int bench_kernels(int argc, char **argv)
     int sweep = 0, device = 0, calibrate = 0;
     const char *only = NULL, *msm = NULL;
     unsigned msm_reps = 5, msm_c = 0;
+    msm_mode mmode = {0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
     int ntt_nsizes = 4;
@@ -599,6 +683,8 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--msm")) { msm = v; i++; }
         else if (v && !strcmp(argv[i], "--msm-reps")) { msm_reps = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--msm-c")) { msm_c = (unsigned)atoi(v); i++; }
+        else if (!strcmp(argv[i], "--g2")) mmode.g2 = 1;
+        else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
         else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;
@@ -628,7 +714,7 @@ int bench_kernels(int argc, char **argv)
     o.peak = (double)di.sm_count * 64 * di.clock_khz * 1e3;
     printf("cuzk-bench kernels: %s, cc %d.%d, %d SMs, %d MHz max\n", di.name, di.cc_major,
            di.cc_minor, di.sm_count, di.clock_khz / 1000);
-    if (msm) return run_msm(device, msm, msm_reps, msm_c);
+    if (msm) return run_msm(device, msm, msm_reps, msm_c, mmode);
     if (ntt_mode == 2) return bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     printf("IMAD peak P = SMs x 64 x clock = %.2f T/s; mul peak = P / (Fr 136, Fp 300 IMAD)"
            " = Fr %.1f, Fp %.1f G/s;\npipe peak = P / IMAD slots in the SASS (Fr 264, Fp 588;"

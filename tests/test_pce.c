@@ -13,16 +13,9 @@
 
 #include "r1cs/pce_internal.h"
 #include "test_util.h"
+#include "test_pce_gen.h"
 
 /* ------------------------------------------------------------ helpers -- */
-
-static void fr_int(cuzk_fr *r, int64_t v)
-{
-    cuzk_fr_from_u64(r, v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v);
-    if (v < 0) cuzk_fr_neg(r, r);
-}
-
-static uint64_t rnd(uint64_t n) { return n ? test_rand64() % n : 0; }
 
 /* The prover's evaluation, without shortcuts: one multiplication a term. */
 static void naive_rows(cuzk_fr *out, const cuzk_matrices *m, const cuzk_sparse *s,
@@ -53,126 +46,6 @@ static void naive_density(uint64_t *bm, uint64_t words, const cuzk_matrices *m,
 static int fr_vec_eq(const cuzk_fr *a, const cuzk_fr *b, uint64_t n)
 {
     return n == 0 || !memcmp(a, b, n * sizeof *a);
-}
-
-/* ---------------------------------------------------------- generator -- */
-
-typedef struct {
-    uint64_t n_rows, n_inputs, n_aux;
-    int len_mode;  /* 0 short, 1 mostly empty, 2 one huge row, 3 long rows, 4 boundary lengths */
-    int coef_mode; /* 0 mostly +-1 (escapes), 1 every class, 2 many distinct, 3 only +1 */
-    int has_c;
-    uint64_t huge;
-} shape;
-
-#define POOL_FIXED 16
-
-/* Coefficient table: fixed slots for every class, duplicates, a zero, then
- * random values. */
-static void make_coeffs(cuzk_matrices *m, uint32_t n_random)
-{
-    m->n_coeffs = POOL_FIXED + n_random;
-    m->coeffs = malloc(m->n_coeffs * sizeof *m->coeffs);
-    static const int64_t fixed[POOL_FIXED] = {
-        1, -1, 0, 2, -3, (int64_t)1 << 40, -((int64_t)1 << 61), ((int64_t)1 << 62) - 1,
-        (int64_t)1 << 62, -(((int64_t)1 << 62) - 1), -((int64_t)1 << 62), 1, -1, 64, -65, 0};
-    for (int i = 0; i < POOL_FIXED; i++) fr_int(&m->coeffs[i], fixed[i]);
-    for (uint32_t i = 0; i < n_random; i++) test_rand_fr(&m->coeffs[POOL_FIXED + i]);
-    if (n_random >= 2) m->coeffs[POOL_FIXED + 1] = m->coeffs[POOL_FIXED]; /* duplicate */
-}
-
-static uint32_t pick_coeff(const shape *sh, const cuzk_matrices *m)
-{
-    uint64_t u = rnd(100);
-    switch (sh->coef_mode) {
-    case 0:
-        if (u < 85) return (uint32_t)rnd(2);
-        if (u < 95) return 3 + (uint32_t)rnd(POOL_FIXED - 3);
-        return (uint32_t)rnd(m->n_coeffs);
-    case 1:
-        return (uint32_t)rnd(m->n_coeffs);
-    case 2:
-        return POOL_FIXED + (uint32_t)rnd(m->n_coeffs - POOL_FIXED);
-    default:
-        return 0;
-    }
-}
-
-static uint64_t pick_len(const shape *sh, uint64_t r)
-{
-    switch (sh->len_mode) {
-    case 0:
-        return rnd(5);
-    case 1:
-        return rnd(10) < 8 ? 0 : 1 + rnd(3);
-    case 2:
-        return r == sh->n_rows / 2 ? sh->huge : rnd(4);
-    case 3:
-        return rnd(4) ? rnd(6) : 200 + rnd(400);
-    default: {
-        static const uint64_t b[] = {0, 1, 2, 3, 14, 15, 16, 254, 255, 256};
-        return b[rnd(sizeof b / sizeof b[0])];
-    }
-    }
-}
-
-static void gen_matrices(cuzk_matrices *m, const shape *sh)
-{
-    memset(m, 0, sizeof *m);
-    m->n_rows = sh->n_rows;
-    uint32_t n_random = sh->coef_mode == 2 ? 70000 : sh->coef_mode == 3 ? 0 : 3000;
-    make_coeffs(m, n_random);
-    uint64_t n_cols = sh->n_inputs + sh->n_aux;
-    cuzk_sparse *s[3] = {&m->a, &m->b, &m->c};
-    for (int k = 0; k < 3; k++) {
-        if (k == 2 && !sh->has_c) break;
-        uint64_t cap = 1024, n = 0;
-        s[k]->row_start = malloc((sh->n_rows + 1) * sizeof(uint64_t));
-        s[k]->wire = malloc(cap * 4);
-        s[k]->coeff = malloc(cap * 4);
-        s[k]->row_start[0] = 0;
-        for (uint64_t r = 0; r < sh->n_rows; r++) {
-            uint64_t len = pick_len(sh, r);
-            if (n + len > cap) {
-                while (n + len > cap) cap *= 2;
-                s[k]->wire = realloc(s[k]->wire, cap * 4);
-                s[k]->coeff = realloc(s[k]->coeff, cap * 4);
-            }
-            for (uint64_t i = 0; i < len; i++, n++) {
-                /* Mostly near the row (as circuits are), some anywhere, some ONE. */
-                uint64_t u = rnd(10);
-                uint64_t col = u < 6 ? (r * n_cols / (sh->n_rows + 1) + rnd(64)) % n_cols
-                             : u < 9 ? rnd(n_cols) : 0;
-                s[k]->wire[n] = (uint32_t)col;
-                s[k]->coeff[n] = pick_coeff(sh, m);
-            }
-            s[k]->row_start[r + 1] = n;
-        }
-        s[k]->n_terms = n;
-    }
-}
-
-/* A witness: ONE at 0, then zeros, ones and random values; the bitmap of
- * the 0/1 columns (all of them, or a random half). */
-static void gen_witness(cuzk_fr *w, uint64_t *is_bit, uint64_t *bit_val, uint64_t n,
-                        int mark_all)
-{
-    uint64_t words = n / 64 + 1;
-    memset(is_bit, 0, words * 8);
-    memset(bit_val, 0, words * 8);
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t u = i == 0 ? 1 : rnd(10);
-        if (u < 4) {
-            w[i] = CUZK_FR_ZERO;
-        } else if (u < 7) {
-            w[i] = CUZK_FR_ONE;
-            bit_val[i >> 6] |= (uint64_t)1 << (i & 63);
-        } else {
-            test_rand_fr(&w[i]);
-            continue;
-        }
-        if (mark_all || rnd(2)) is_bit[i >> 6] |= (uint64_t)1 << (i & 63);
-    }
 }
 
 /* ------------------------------------------------------ shape checks -- */
@@ -475,10 +348,10 @@ static void test_compile_errors(void)
 static void rehash(uint8_t *img, size_t n)
 {
     uint64_t bh;
-    pce_body_hash(&bh, img + PCE_HEADER_BYTES, n - PCE_HEADER_BYTES, 1);
+    cuzk_body_hash(&bh, img + PCE_HEADER_BYTES, n - PCE_HEADER_BYTES, 1);
     memcpy(img + H_BODY_HASH, &bh, 8);
     memset(img + H_HEADER_HASH, 0, 8);
-    uint64_t hh = pce_xxh64(img, PCE_HEADER_BYTES, 0);
+    uint64_t hh = cuzk_xxh64(img, PCE_HEADER_BYTES, 0);
     memcpy(img + H_HEADER_HASH, &hh, 8);
 }
 
@@ -676,17 +549,17 @@ static void test_hash(void)
     uint8_t buf[1000];
     for (int i = 0; i < 1000; i++) buf[i] = (uint8_t)(i * 7 + 3);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        CHECK_MSG(pce_xxh64(buf, v[i].n, v[i].seed) == v[i].h, "xxh64 of %zu bytes", v[i].n);
+        CHECK_MSG(cuzk_xxh64(buf, v[i].n, v[i].seed) == v[i].h, "xxh64 of %zu bytes", v[i].n);
     /* The chunked body hash does not depend on the thread count. */
-    size_t n = 5 * PCE_HASH_CHUNK + 12345;
+    size_t n = 5 * CUZK_HASH_CHUNK + 12345;
     uint8_t *big = malloc(n);
     for (size_t i = 0; i < n; i++) big[i] = (uint8_t)(i * 131 + (i >> 13));
     uint64_t h1, h4;
-    pce_body_hash(&h1, big, n, 1);
-    pce_body_hash(&h4, big, n, 4);
+    cuzk_body_hash(&h1, big, n, 1);
+    cuzk_body_hash(&h4, big, n, 4);
     CHECK(h1 == h4);
     big[n - 1] ^= 1;
-    pce_body_hash(&h4, big, n, 4);
+    cuzk_body_hash(&h4, big, n, 4);
     CHECK(h1 != h4);
     free(big);
 }

@@ -130,83 +130,144 @@ cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field field, cuzk
 cuzk_status cuzk_gpu_imad_probe(cuzk_gpu_ctx *ctx, int kind, unsigned iters,
                                 double *products_per_s, const char **desc);
 
-/* ============================================================ G1 MSM ====
+/* ========================================================= G1/G2 MSM ====
  * (src/gpu/msm.cu, msm.cuh, ec.cuh)
  *
- *   r = sum_{i<n} [k_i] P_i   on G1, the points resident on the device.
+ *   r = sum_{i<n} [k_i] P_i   on G1 or G2, the points resident on the device.
  *
- * The same function as cuzk_g1_msm (include/cuzk/msm.h), with the same
- * inputs: affine points with infinity = (0, 0) (skipped), in the order-r
- * subgroup; canonical scalars (cuzk_scalar; any 256-bit value is taken mod
- * r). Pippenger with signed c-bit digits, a radix sort of (bucket, point)
- * pairs, bucket accumulation in XYZZ coordinates balanced over equal-size
- * chunks of the sorted pairs, and a two-level running-sum bucket reduction,
- * all on the device; the host adds the ~12-32 window sums.
+ * The same functions as cuzk_g1_msm / cuzk_g2_msm (include/cuzk/msm.h), with
+ * the same inputs: affine points with infinity = (0, 0) (skipped), in the
+ * order-r subgroup; canonical scalars (cuzk_scalar; any 256-bit value is
+ * taken mod r). Pippenger with signed c-bit digits, a radix sort of
+ * (bucket, point) pairs, bucket accumulation in XYZZ coordinates balanced
+ * over equal-size chunks of the sorted pairs, and a two-level running-sum
+ * bucket reduction, all on the device; the host adds the ~12-32 window sums.
+ * G2 runs the same code over Fp2 (each operation ~2.8x G1's).
  *
- * A plan holds a fixed point set (a proving key's bases) and every buffer an
- * MSM over it needs, allocated once in device memory when the plan is made
- * (not from the context's pool): about 96 B per point, 32 B per scalar,
- * 16 B per (window, point) sort entry, and 192 B per bucket; for 2^26 points
- * and c = 22, ~28 GB (cuzk_gpu_g1_msm_plan_device_bytes). cuzk_gpu_g1_msm
- * itself allocates nothing. A plan belongs to the context it was made on and
- * is used by one host thread at a time, like its context. Destroy plans
- * before their context. */
+ * For 0/1 scalars (a witness's bits) the _bits functions sum the points
+ * whose bit is set, with no digits, sort or buckets: one mixed addition per
+ * set bit, then a tree of partial sums.
+ *
+ * A plan holds a fixed point set of one group (a proving key's bases) and
+ * every buffer an MSM over it needs, allocated once in device memory when
+ * the plan is made (not from the context's pool): per point 96 B (G1) or
+ * 192 B (G2), 32 B per scalar, 16 B per (window, point) sort entry, and one
+ * XYZZ point (192 / 384 B) per bucket; for 2^26 G1 points and c = 22, ~28 GB
+ * (cuzk_gpu_msm_plan_device_bytes). The MSM functions allocate nothing. A
+ * plan belongs to the context it was made on and is used by one host thread
+ * at a time, like its context. Destroy plans before their context. Using a
+ * plan with the other group's function is CUZK_ERR_INVALID_ARGUMENT. */
 #include <cuzk/ec.h>
 #include <cuzk/msm.h>
 
-typedef struct cuzk_gpu_g1_msm_plan cuzk_gpu_g1_msm_plan;
+typedef struct cuzk_gpu_msm_plan cuzk_gpu_msm_plan;
 
-/* Device time of the last cuzk_gpu_g1_msm call on a plan, milliseconds,
- * from CUDA events on the context's stream: scalar upload (0 for device
- * scalars), digits (and bucket clearing), sort, accumulate (with the
- * combination of split buckets), reduce; total = their sum (the final copy
- * of the window sums and the host's ~255 doublings are not included). */
+typedef enum { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
+
+/* Device time of the last MSM call on a plan, milliseconds, from CUDA events
+ * on the context's stream: scalar (or bitmap) upload (0 for device input),
+ * digits (and bucket clearing), sort, accumulate (with the combination of
+ * split buckets; the bitmap sum's first level), reduce (the bitmap sum's
+ * later levels); total = their sum (the final copy and the host's last
+ * additions are not included). */
 typedef struct {
     float upload, digits, sort, accumulate, reduce, total;
 } cuzk_gpu_msm_timing;
 
 /* The window size a plan for n points gets with c = 0 (a cost model, see
- * msm.cu). */
-unsigned cuzk_gpu_g1_msm_window(size_t n);
+ * msm.cu; the same for both groups). */
+unsigned cuzk_gpu_msm_window(size_t n);
 
 /* Makes a plan for points[0..n) (host memory, copied; 1 <= n <= 2^31) with
- * window size c (8..23; 0 = cuzk_gpu_g1_msm_window(n)). *plan is set on
+ * window size c (8..23; 0 = cuzk_gpu_msm_window(n)). *plan is set on
  * success only. Synchronous. CUZK_ERR_NO_MEMORY if the device is too small. */
-cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
+cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                         const cuzk_g1_affine *points, size_t n, unsigned c);
+cuzk_status cuzk_gpu_g2_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                        const cuzk_g2_affine *points, size_t n, unsigned c);
 
 /* For benchmarks: a plan whose points P_j = base + j step (j < n) are made
- * on the device (~40 field multiplications per point). base and step must
- * not be infinity, and no P_j may be (true for random base and step with
+ * on the device (~40 multiplications per point). base and step must not be
+ * infinity, and no P_j may be (true for random base and step with
  * overwhelming probability). With these points sum_j k_j P_j =
  * [sum k_j] base + [sum j k_j] step, which a benchmark can check cheaply. */
-cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
+cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                             size_t n, unsigned c, const cuzk_g1_affine *base,
                                             const cuzk_g1_affine *step);
+cuzk_status cuzk_gpu_g2_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                            size_t n, unsigned c, const cuzk_g2_affine *base,
+                                            const cuzk_g2_affine *step);
 
 /* Waits for the context's stream, then frees the plan. NULL is a no-op. */
-void cuzk_gpu_g1_msm_plan_destroy(cuzk_gpu_g1_msm_plan *plan);
+void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *plan);
 
-unsigned cuzk_gpu_g1_msm_plan_window(const cuzk_gpu_g1_msm_plan *plan);
-size_t cuzk_gpu_g1_msm_plan_device_bytes(const cuzk_gpu_g1_msm_plan *plan);
+unsigned cuzk_gpu_msm_plan_window(const cuzk_gpu_msm_plan *plan);
+size_t cuzk_gpu_msm_plan_device_bytes(const cuzk_gpu_msm_plan *plan);
 
 /* *r = sum_{i<n} [scalars[i]] P_i over the plan's first n points
  * (n <= the plan's size; n = 0 gives infinity). scalars may be device
  * memory (read in place) or host memory (copied; pinned memory, e.g. from
  * cuzk_gpu_host_alloc, copies at full PCIe speed). Synchronous: returns when
  * the result is on the host. Allocates nothing. */
-cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *plan,
+cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
                             const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r);
+cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                            const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r);
 
-/* The stage times of the plan's last cuzk_gpu_g1_msm call. */
-cuzk_status cuzk_gpu_g1_msm_plan_timing(const cuzk_gpu_g1_msm_plan *plan,
-                                        cuzk_gpu_msm_timing *t);
+/* *r = sum of P_i over the i < n whose bit is set in bits (bit i of word
+ * i / 64, the layout of the witness bitmaps of pce.h; bits from n on are
+ * ignored). bits may be device or host memory, as scalars above.
+ * Synchronous; allocates nothing. */
+cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                                 const uint64_t *bits, size_t n, cuzk_g1_jac *r);
+cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                                 const uint64_t *bits, size_t n, cuzk_g2_jac *r);
+
+/* The stage times of the plan's last MSM call. */
+cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *plan, cuzk_gpu_msm_timing *t);
 
 /* Pinned (page-locked) host memory, for scalars and other transfers.
  * Free with cuzk_gpu_host_free (NULL is a no-op). */
 cuzk_status cuzk_gpu_host_alloc(void **ptr, size_t bytes);
 void cuzk_gpu_host_free(void *ptr);
-/* ======================================================== end G1 MSM ==== */
+/* ===================================================== end G1/G2 MSM ==== */
+
+/* ==================================================== PCE evaluation ====
+ * (src/gpu/spmv.cu) a = A w, b = B w, c = C w on the GPU from a compiled
+ * PCE (include/cuzk/pce.h), bit-identical to cuzk_pce_eval.
+ *
+ * A device PCE is a copy of the PCE's arrays in device memory, made once
+ * (terms stay bit-packed; cuzk_gpu_pce_device_bytes ~ the image size), and
+ * bound to the context it was made on. One thread decodes one 256-row block
+ * of one matrix. */
+#include <cuzk/pce.h>
+
+typedef struct cuzk_gpu_pce cuzk_gpu_pce;
+
+/* Copies p to the device (synchronous; cudaMalloc). p may be freed
+ * afterwards. p must have been checked when it was opened (not opened with
+ * CUZK_PCE_TRUST from an untrusted file): the kernel does not re-check
+ * codes and columns. */
+cuzk_status cuzk_gpu_pce_create(cuzk_gpu_ctx *ctx, cuzk_gpu_pce **d, const cuzk_pce *p);
+void cuzk_gpu_pce_destroy(cuzk_gpu_pce *d);
+size_t cuzk_gpu_pce_device_bytes(const cuzk_gpu_pce *d);
+
+/* All pointers DEVICE memory: w (n_cols values, Montgomery form), optional
+ * is_bit / bit_val bitmaps (both or neither; as in cuzk_pce_witness), and
+ * outputs a, b, c of n_rows values (any may be NULL; c must be NULL without
+ * a C matrix). Enqueued on the context's stream, asynchronous; allocates
+ * nothing. */
+cuzk_status cuzk_gpu_pce_eval(const cuzk_gpu_pce *d, const cuzk_fr *w, const uint64_t *is_bit,
+                              const uint64_t *bit_val, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c);
+
+/* For tests and benchmarks: host witness in, host a, b, c out, through a
+ * temporary device allocation (cudaMalloc/cudaFree; not for the hot path).
+ * Runs the evaluation 1 + reps times; ms[k] (reps entries) gets the CUDA-event
+ * time of run k + 1. Synchronous. */
+cuzk_status cuzk_gpu_pce_eval_host(const cuzk_gpu_pce *d, const cuzk_pce_witness *wit,
+                                   cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, unsigned reps, float *ms);
+
+/* ================================================ end PCE evaluation ==== */
 
 /* ================================================================ NTT == */
 /* Number-theoretic transforms over Fr on the GPU, bit-identical to the CPU

@@ -1,17 +1,25 @@
-/* cuzk — the group G1 of BLS12-381 on the GPU (device code): affine and XYZZ
- * points, mixed addition, addition, doubling.
+/* cuzk — the groups G1 and G2 of BLS12-381 on the GPU (device code): affine
+ * and XYZZ points, mixed addition, addition, doubling.
  *
- *   G1: y^2 = x^3 + 4 over Fp (a = 0).
+ *   G1: y^2 = x^3 + 4          over Fp
+ *   G2: y^2 = x^3 + 4 (u + 1)  over Fp2 = Fp[u] / (u^2 + 1)
  *
- * Layout: the CPU's (include/cuzk/ec.h). An affine point is x || y, each an
- * Fp element in Montgomery form (ff.cuh: 12 little-endian 32-bit limbs), 96
- * bytes, the bytes of a cuzk_g1_affine; infinity is (0, 0) and is never
- * passed to the formulas below (callers filter it). An XYZZ point
- * (X, Y, ZZ, ZZZ) = (X / ZZ, Y / ZZZ), ZZ^3 = ZZZ^2, is 192 bytes, the bytes
- * of a cuzk_g1_xyzz; infinity is ZZ = 0 (X, Y, ZZZ are then ignored).
+ * Both have a = 0, and the XYZZ formulas below never use b, so they are
+ * written once, as templates over the coordinate field: EcFp (G1) or EcFp2
+ * (G2), two structs with the same static operations on their element type E.
+ *
+ * Layout: the CPU's (include/cuzk/ec.h). An Fp element is 12 little-endian
+ * 32-bit limbs in Montgomery form (ff.cuh), 48 bytes; an Fp2 element is
+ * c0 || c1, 96 bytes. An affine point is x || y (G1 96 bytes, G2 192: the
+ * bytes of cuzk_g1_affine / cuzk_g2_affine); infinity is (0, 0) and is never
+ * passed to the formulas (callers filter it). An XYZZ point
+ * (X, Y, ZZ, ZZZ) = (X / ZZ, Y / ZZZ), ZZ^3 = ZZZ^2, is 4 elements (the bytes
+ * of cuzk_g1_xyzz / cuzk_g2_xyzz); infinity is ZZ = 0 (X, Y, ZZZ are then
+ * ignored).
  *
  * Formulas (Explicit-Formulas Database, "xyzz" coordinates, a = 0), with
- * their cost in Fp multiplications M and squarings S:
+ * their cost in multiplications M and squarings S of the coordinate field
+ * (an Fp2 M is 3 Fp M, an Fp2 S is 2 Fp M):
  *   ec_madd   madd-2008-s       8M + 2S   XYZZ += affine
  *   ec_add    add-2008-s       12M + 2S   XYZZ += XYZZ
  *   ec_dbl    dbl-2008-s-1      6M + 3S   XYZZ = 2 XYZZ
@@ -21,145 +29,291 @@
  * rare in an MSM (a bucket meeting its own point) and cost nothing when not
  * taken. Everything here is variable-time, as MSM is.
  *
- * Every function is inline with constant-index limb loops, so points live in
- * registers (check the kernels' `-Xptxas -v`: no stack frame).
+ * Every function is inline with constant-index limb loops, so G1 points live
+ * in registers (check the kernels' `-Xptxas -v`: no stack frame). A G2 XYZZ
+ * point alone is 96 registers, so G2 kernels spill some temporaries.
  */
 #ifndef CUZK_GPU_EC_CUH
 #define CUZK_GPU_EC_CUH
 
 #include "gpu/ff.cuh"
 
-typedef FfFp EcF; /* the coordinate field */
-#define EC_N 12   /* 32-bit limbs per coordinate */
+/* ----------------------------------------------------- coordinate fields -- */
 
-struct ec_aff {
-    uint32_t x[EC_N], y[EC_N];
+/* Fp: 12 limbs, 3 uint4 in memory. */
+struct EcFp {
+    static constexpr int U4 = 3; /* uint4 per element */
+    struct E {
+        uint32_t l[12];
+    };
+
+    /* Montgomery form of 1: 2^384 mod q (CUZK_FP_ONE). */
+    static FF_INLINE constexpr uint32_t one_limb(int i)
+    {
+        return i == 0 ? 0x0002fffdu : i == 1 ? 0x76090000u : i == 2 ? 0xc40c0002u
+             : i == 3 ? 0xebf4000bu : i == 4 ? 0x53c758bau : i == 5 ? 0x5f489857u
+             : i == 6 ? 0x70525745u : i == 7 ? 0x77ce5853u : i == 8 ? 0xa256ec6du
+             : i == 9 ? 0x5c071a97u : i == 10 ? 0xfa80e493u : 0x15f65ec3u;
+    }
+    static FF_INLINE void mul(E &r, const E &a, const E &b) { ff_mul<FfFp>(r.l, a.l, b.l); }
+    static FF_INLINE void sqr(E &r, const E &a) { ff_sqr<FfFp>(r.l, a.l); }
+    static FF_INLINE void add(E &r, const E &a, const E &b) { ff_add<FfFp>(r.l, a.l, b.l); }
+    static FF_INLINE void sub(E &r, const E &a, const E &b) { ff_sub<FfFp>(r.l, a.l, b.l); }
+    static FF_INLINE void dbl(E &r, const E &a) { ff_add<FfFp>(r.l, a.l, a.l); }
+    static FF_INLINE void neg(E &r, const E &a) { ff_neg<FfFp>(r.l, a.l); }
+    static FF_INLINE bool is_zero(const E &a)
+    {
+        uint32_t t = 0;
+#pragma unroll
+        for (int k = 0; k < 12; k++) t |= a.l[k];
+        return t == 0;
+    }
+    static FF_INLINE void set_zero(E &r)
+    {
+#pragma unroll
+        for (int k = 0; k < 12; k++) r.l[k] = 0;
+    }
+    static FF_INLINE void set_one(E &r)
+    {
+#pragma unroll
+        for (int k = 0; k < 12; k++) r.l[k] = one_limb(k);
+    }
+    static FF_INLINE void load(E &r, const uint4 *p) { ff_load<FfFp>(r.l, p); }
+    static FF_INLINE void store(uint4 *p, const E &a) { ff_store<FfFp>(p, a.l); }
+    /* Bit i of q - 2. */
+    static FF_INLINE uint32_t qm2_bit(unsigned i)
+    {
+        unsigned limb = i >> 5;
+        uint32_t v = 0;
+#pragma unroll
+        for (unsigned j = 0; j < 12; j++) v = j == limb ? ff_fp_imm((int)j) : v;
+        if (limb == 0) v -= 2; /* q = ...aaab: no borrow */
+        return (v >> (i & 31)) & 1;
+    }
+    /* r = a^(q-2) = 1/a (0 for 0): 380 S + ~190 M; only for set-up work. */
+    static FF_INLINE void inv(E &r, const E &a)
+    {
+        E x = a; /* bit 380 of q - 2 is set */
+#pragma unroll 1
+        for (int i = 379; i >= 0; i--) {
+            sqr(x, x);
+            if (qm2_bit((unsigned)i)) mul(x, x, a);
+        }
+        r = x;
+    }
 };
 
-struct ec_xyzz {
-    uint32_t x[EC_N], y[EC_N], zz[EC_N], zzz[EC_N];
+/* Fp2 = Fp[u] / (u^2 + 1): c0 + c1 u. */
+struct ec_fp2_e {
+    EcFp::E c0, c1;
 };
 
-/* Montgomery form of 1 in Fp: 2^384 mod q (CUZK_FP_ONE). */
-static FF_INLINE constexpr uint32_t ec_fp_one_limb(int i)
+/* The G2 formulas inlined whole would be ~3x G1's code (an Fp2 M is 3 Fp M),
+ * far beyond the instruction cache, and nvcc's optimiser takes tens of
+ * minutes over such kernels. So the Fp2 multiplication and squaring are
+ * real calls, by value (arguments and result travel in registers), and the
+ * kernels share one copy of each. */
+#ifdef CUZK_FF_HOST_EMULATION
+#define EC_NOINLINE __host__ __device__ __noinline__
+#else
+#define EC_NOINLINE __device__ __noinline__
+#endif
+
+/* Karatsuba, 3 Fp M: (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u. */
+EC_NOINLINE ec_fp2_e ec_fp2_mul(ec_fp2_e a, ec_fp2_e b)
 {
-    return i == 0 ? 0x0002fffdu : i == 1 ? 0x76090000u : i == 2 ? 0xc40c0002u
-         : i == 3 ? 0xebf4000bu : i == 4 ? 0x53c758bau : i == 5 ? 0x5f489857u
-         : i == 6 ? 0x70525745u : i == 7 ? 0x77ce5853u : i == 8 ? 0xa256ec6du
-         : i == 9 ? 0x5c071a97u : i == 10 ? 0xfa80e493u : 0x15f65ec3u;
+    EcFp::E t0, t1, s, t;
+    ec_fp2_e r;
+    EcFp::mul(t0, a.c0, b.c0);
+    EcFp::mul(t1, a.c1, b.c1);
+    EcFp::add(s, a.c0, a.c1);
+    EcFp::add(t, b.c0, b.c1);
+    EcFp::mul(s, s, t);
+    EcFp::sub(r.c0, t0, t1);
+    EcFp::sub(s, s, t0);
+    EcFp::sub(r.c1, s, t1);
+    return r;
 }
 
-FF_INLINE bool ec_fp_is_zero(const uint32_t a[EC_N])
+/* 2 Fp M: (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
+EC_NOINLINE ec_fp2_e ec_fp2_sqr(ec_fp2_e a)
 {
-    uint32_t t = 0;
-#pragma unroll
-    for (int k = 0; k < EC_N; k++) t |= a[k];
-    return t == 0;
+    EcFp::E s, d, m;
+    ec_fp2_e r;
+    EcFp::add(s, a.c0, a.c1);
+    EcFp::sub(d, a.c0, a.c1);
+    EcFp::mul(m, a.c0, a.c1);
+    EcFp::mul(r.c0, s, d);
+    EcFp::dbl(r.c1, m);
+    return r;
 }
 
-FF_INLINE void ec_fp_copy(uint32_t r[EC_N], const uint32_t a[EC_N])
-{
-#pragma unroll
-    for (int k = 0; k < EC_N; k++) r[k] = a[k];
-}
+/* 6 uint4 in memory. */
+struct EcFp2 {
+    static constexpr int U4 = 6;
+    typedef ec_fp2_e E;
 
-FF_INLINE void ec_fp_set_one(uint32_t r[EC_N])
-{
-#pragma unroll
-    for (int k = 0; k < EC_N; k++) r[k] = ec_fp_one_limb(k);
-}
-
-/* r = 3a: two additions. */
-FF_INLINE void ec_fp_mul3(uint32_t r[EC_N], const uint32_t a[EC_N])
-{
-    uint32_t t[EC_N];
-    ff_add<EcF>(t, a, a);
-    ff_add<EcF>(r, t, a);
-}
+    static FF_INLINE void mul(E &r, const E &a, const E &b) { r = ec_fp2_mul(a, b); }
+    static FF_INLINE void sqr(E &r, const E &a) { r = ec_fp2_sqr(a); }
+    static FF_INLINE void add(E &r, const E &a, const E &b)
+    {
+        EcFp::add(r.c0, a.c0, b.c0);
+        EcFp::add(r.c1, a.c1, b.c1);
+    }
+    static FF_INLINE void sub(E &r, const E &a, const E &b)
+    {
+        EcFp::sub(r.c0, a.c0, b.c0);
+        EcFp::sub(r.c1, a.c1, b.c1);
+    }
+    static FF_INLINE void dbl(E &r, const E &a) { add(r, a, a); }
+    static FF_INLINE void neg(E &r, const E &a)
+    {
+        EcFp::neg(r.c0, a.c0);
+        EcFp::neg(r.c1, a.c1);
+    }
+    static FF_INLINE bool is_zero(const E &a) { return EcFp::is_zero(a.c0) && EcFp::is_zero(a.c1); }
+    static FF_INLINE void set_zero(E &r)
+    {
+        EcFp::set_zero(r.c0);
+        EcFp::set_zero(r.c1);
+    }
+    static FF_INLINE void set_one(E &r)
+    {
+        EcFp::set_one(r.c0);
+        EcFp::set_zero(r.c1);
+    }
+    static FF_INLINE void load(E &r, const uint4 *p)
+    {
+        EcFp::load(r.c0, p);
+        EcFp::load(r.c1, p + 3);
+    }
+    static FF_INLINE void store(uint4 *p, const E &a)
+    {
+        EcFp::store(p, a.c0);
+        EcFp::store(p + 3, a.c1);
+    }
+    /* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2); 0 for 0. */
+    static FF_INLINE void inv(E &r, const E &a)
+    {
+        EcFp::E n, t;
+        EcFp::sqr(n, a.c0);
+        EcFp::sqr(t, a.c1);
+        EcFp::add(n, n, t);
+        EcFp::inv(n, n);
+        EcFp::mul(r.c0, a.c0, n);
+        EcFp::mul(t, a.c1, n);
+        EcFp::neg(r.c1, t);
+    }
+};
 
 /* ------------------------------------------------------------ points -- */
 
-FF_INLINE bool ec_is_inf(const ec_xyzz &p) { return ec_fp_is_zero(p.zz); }
+template <class F>
+struct ec_aff {
+    typename F::E x, y;
+    static constexpr int U4 = 2 * F::U4; /* uint4 per point in memory */
+};
 
-FF_INLINE void ec_set_inf(ec_xyzz &p)
+template <class F>
+struct ec_xyzz {
+    typename F::E x, y, zz, zzz;
+    static constexpr int U4 = 4 * F::U4;
+};
+
+template <class F>
+FF_INLINE bool ec_is_inf(const ec_xyzz<F> &p) { return F::is_zero(p.zz); }
+
+template <class F>
+FF_INLINE void ec_set_inf(ec_xyzz<F> &p)
 {
-#pragma unroll
-    for (int k = 0; k < EC_N; k++) p.x[k] = p.y[k] = p.zz[k] = p.zzz[k] = 0;
+    F::set_zero(p.x);
+    F::set_zero(p.y);
+    F::set_zero(p.zz);
+    F::set_zero(p.zzz);
 }
 
 /* (0, 0) is the affine point at infinity. */
-FF_INLINE bool ec_aff_is_inf(const ec_aff &a)
+template <class F>
+FF_INLINE bool ec_aff_is_inf(const ec_aff<F> &a) { return F::is_zero(a.x) && F::is_zero(a.y); }
+
+template <class F>
+FF_INLINE void ec_from_aff(ec_xyzz<F> &p, const ec_aff<F> &a)
 {
-    uint32_t t = 0;
-#pragma unroll
-    for (int k = 0; k < EC_N; k++) t |= a.x[k] | a.y[k];
-    return t == 0;
+    p.x = a.x;
+    p.y = a.y;
+    F::set_one(p.zz);
+    F::set_one(p.zzz);
 }
 
-FF_INLINE void ec_from_aff(ec_xyzz &p, const ec_aff &a)
-{
-    ec_fp_copy(p.x, a.x);
-    ec_fp_copy(p.y, a.y);
-    ec_fp_set_one(p.zz);
-    ec_fp_set_one(p.zzz);
-}
+/* a = -a (y = -y; a is not infinity, so y != 0). */
+template <class F>
+FF_INLINE void ec_aff_neg(ec_aff<F> &a) { F::neg(a.y, a.y); }
 
-/* a = -a (y = q - y; a is not infinity, so y != 0). */
-FF_INLINE void ec_aff_neg(ec_aff &a) { ff_neg<EcF>(a.y, a.y); }
+/* r = 3a: two additions. */
+template <class F>
+FF_INLINE void ec_mul3(typename F::E &r, const typename F::E &a)
+{
+    typename F::E t;
+    F::add(t, a, a);
+    F::add(r, t, a);
+}
 
 /* p = 2 a, mdbl-2008-s-1 (ZZ1 = ZZZ1 = 1), 4M + 3S:
  *   U = 2 y, V = U^2, W = U V, S = x V, M = 3 x^2,
  *   X3 = M^2 - 2S, Y3 = M (S - X3) - W y, ZZ3 = V, ZZZ3 = W.
- * y != 0 (G1 has no point of order 2). */
-FF_INLINE void ec_mdbl(ec_xyzz &p, const ec_aff &a)
+ * y != 0 (neither group has a point of order 2). */
+template <class F>
+FF_INLINE void ec_mdbl(ec_xyzz<F> &p, const ec_aff<F> &a)
 {
-    uint32_t u[EC_N], v[EC_N], w[EC_N], s[EC_N], m[EC_N], t[EC_N];
-    ff_dbl<EcF>(u, a.y);
-    ff_sqr<EcF>(v, u);
-    ff_mul<EcF>(w, u, v);
-    ff_mul<EcF>(s, a.x, v);
-    ff_sqr<EcF>(t, a.x);
-    ec_fp_mul3(m, t);
-    ff_sqr<EcF>(p.x, m);
-    ff_dbl<EcF>(t, s);
-    ff_sub<EcF>(p.x, p.x, t);
-    ff_sub<EcF>(t, s, p.x);
-    ff_mul<EcF>(t, t, m);
-    ff_mul<EcF>(p.y, w, a.y);
-    ff_sub<EcF>(p.y, t, p.y);
-    ec_fp_copy(p.zz, v);
-    ec_fp_copy(p.zzz, w);
+    typename F::E u, v, w, s, m, t;
+    F::dbl(u, a.y);
+    F::sqr(v, u);
+    F::mul(w, u, v);
+    F::mul(s, a.x, v);
+    F::sqr(t, a.x);
+    ec_mul3<F>(m, t);
+    F::sqr(p.x, m);
+    F::dbl(t, s);
+    F::sub(p.x, p.x, t);
+    F::sub(t, s, p.x);
+    F::mul(t, t, m);
+    F::mul(p.y, w, a.y);
+    F::sub(p.y, t, p.y);
+    p.zz = v;
+    p.zzz = w;
 }
 
 /* p = 2 p, dbl-2008-s-1 (a = 0), 6M + 3S:
  *   U = 2 Y1, V = U^2, W = U V, S = X1 V, M = 3 X1^2,
  *   X3 = M^2 - 2S, Y3 = M (S - X3) - W Y1, ZZ3 = V ZZ1, ZZZ3 = W ZZZ1.
  * Complete: ZZ1 = 0 gives ZZ3 = 0. */
-FF_INLINE void ec_dbl(ec_xyzz &p)
+template <class F>
+FF_INLINE void ec_dbl(ec_xyzz<F> &p)
 {
-    uint32_t u[EC_N], v[EC_N], w[EC_N], s[EC_N], m[EC_N], t[EC_N];
-    ff_dbl<EcF>(u, p.y);
-    ff_sqr<EcF>(v, u);
-    ff_mul<EcF>(w, u, v);
-    ff_mul<EcF>(s, p.x, v);
-    ff_sqr<EcF>(t, p.x);
-    ec_fp_mul3(m, t);
-    ff_mul<EcF>(p.y, w, p.y);  /* W Y1; Y1 is not needed after this */
-    ff_sqr<EcF>(p.x, m);
-    ff_dbl<EcF>(t, s);
-    ff_sub<EcF>(p.x, p.x, t);  /* X3 */
-    ff_sub<EcF>(t, s, p.x);
-    ff_mul<EcF>(t, t, m);
-    ff_sub<EcF>(p.y, t, p.y);  /* Y3 */
-    ff_mul<EcF>(p.zz, p.zz, v);
-    ff_mul<EcF>(p.zzz, p.zzz, w);
+    typename F::E u, v, w, s, m, t;
+    F::dbl(u, p.y);
+    F::sqr(v, u);
+    F::mul(w, u, v);
+    F::mul(s, p.x, v);
+    F::sqr(t, p.x);
+    ec_mul3<F>(m, t);
+    F::mul(p.y, w, p.y); /* W Y1; Y1 is not needed after this */
+    F::sqr(p.x, m);
+    F::dbl(t, s);
+    F::sub(p.x, p.x, t); /* X3 */
+    F::sub(t, s, p.x);
+    F::mul(t, t, m);
+    F::sub(p.y, t, p.y); /* Y3 */
+    F::mul(p.zz, p.zz, v);
+    F::mul(p.zzz, p.zzz, w);
 }
 
 /* p = 2^k p: k doublings. */
-FF_INLINE void ec_dbl_n(ec_xyzz &p, unsigned k)
+template <class F>
+FF_INLINE void ec_dbl_n(ec_xyzz<F> &p, unsigned k)
 {
 #pragma unroll 1
-    for (unsigned i = 0; i < k; i++) ec_dbl(p);
+    for (unsigned i = 0; i < k; i++) ec_dbl<F>(p);
 }
 
 /* p += a, madd-2008-s (ZZ2 = ZZZ2 = 1), 8M + 2S:
@@ -169,35 +323,36 @@ FF_INLINE void ec_dbl_n(ec_xyzz &p, unsigned k)
  *   ZZ3 = ZZ1 PP, ZZZ3 = ZZZ1 PPP.
  * p at infinity gives (x2, y2, 1, 1); P = R = 0 (p = a) doubles a; P = 0,
  * R != 0 (p = -a) gives infinity. a must not be infinity. */
-FF_INLINE void ec_madd(ec_xyzz &p, const ec_aff &a)
+template <class F>
+FF_INLINE void ec_madd(ec_xyzz<F> &p, const ec_aff<F> &a)
 {
-    if (ec_is_inf(p)) {
-        ec_from_aff(p, a);
+    if (ec_is_inf<F>(p)) {
+        ec_from_aff<F>(p, a);
         return;
     }
-    uint32_t pd[EC_N], r[EC_N], pp[EC_N], ppp[EC_N], q[EC_N], t[EC_N];
-    ff_mul<EcF>(t, a.x, p.zz);
-    ff_sub<EcF>(pd, t, p.x);
-    ff_mul<EcF>(t, a.y, p.zzz);
-    ff_sub<EcF>(r, t, p.y);
-    if (ec_fp_is_zero(pd)) {
-        if (ec_fp_is_zero(r)) ec_mdbl(p, a);
-        else ec_set_inf(p);
+    typename F::E pd, r, pp, ppp, q, t;
+    F::mul(t, a.x, p.zz);
+    F::sub(pd, t, p.x);
+    F::mul(t, a.y, p.zzz);
+    F::sub(r, t, p.y);
+    if (F::is_zero(pd)) {
+        if (F::is_zero(r)) ec_mdbl<F>(p, a);
+        else ec_set_inf<F>(p);
         return;
     }
-    ff_sqr<EcF>(pp, pd);
-    ff_mul<EcF>(ppp, pd, pp);
-    ff_mul<EcF>(q, p.x, pp);
-    ff_sqr<EcF>(t, r);
-    ff_sub<EcF>(t, t, ppp);
-    ff_sub<EcF>(t, t, q);
-    ff_sub<EcF>(p.x, t, q);      /* X3 */
-    ff_sub<EcF>(t, q, p.x);
-    ff_mul<EcF>(t, t, r);        /* R (Q - X3) */
-    ff_mul<EcF>(q, p.y, ppp);    /* Y1 PPP */
-    ff_sub<EcF>(p.y, t, q);      /* Y3 */
-    ff_mul<EcF>(p.zz, p.zz, pp);
-    ff_mul<EcF>(p.zzz, p.zzz, ppp);
+    F::sqr(pp, pd);
+    F::mul(ppp, pd, pp);
+    F::mul(q, p.x, pp);
+    F::sqr(t, r);
+    F::sub(t, t, ppp);
+    F::sub(t, t, q);
+    F::sub(p.x, t, q);     /* X3 */
+    F::sub(t, q, p.x);
+    F::mul(t, t, r);       /* R (Q - X3) */
+    F::mul(q, p.y, ppp);   /* Y1 PPP */
+    F::sub(p.y, t, q);     /* Y3 */
+    F::mul(p.zz, p.zz, pp);
+    F::mul(p.zzz, p.zzz, ppp);
 }
 
 /* p += o, add-2008-s, 12M + 2S:
@@ -206,79 +361,86 @@ FF_INLINE void ec_madd(ec_xyzz &p, const ec_aff &a)
  *   X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - S1 PPP,
  *   ZZ3 = ZZ1 ZZ2 PP, ZZZ3 = ZZZ1 ZZZ2 PPP.
  * Complete: infinity on either side, p = o (doubling), p = -o (infinity). */
-FF_INLINE void ec_add(ec_xyzz &p, const ec_xyzz &o)
+template <class F>
+FF_INLINE void ec_add(ec_xyzz<F> &p, const ec_xyzz<F> &o)
 {
-    if (ec_is_inf(o)) return;
-    if (ec_is_inf(p)) {
+    if (ec_is_inf<F>(o)) return;
+    if (ec_is_inf<F>(p)) {
         p = o;
         return;
     }
-    uint32_t u1[EC_N], s1[EC_N], pd[EC_N], r[EC_N], pp[EC_N], ppp[EC_N], t[EC_N];
-    ff_mul<EcF>(u1, p.x, o.zz);
-    ff_mul<EcF>(t, o.x, p.zz);
-    ff_sub<EcF>(pd, t, u1);
-    ff_mul<EcF>(s1, p.y, o.zzz);
-    ff_mul<EcF>(t, o.y, p.zzz);
-    ff_sub<EcF>(r, t, s1);
-    if (ec_fp_is_zero(pd)) {
-        if (ec_fp_is_zero(r)) ec_dbl(p);
-        else ec_set_inf(p);
+    typename F::E u1, s1, pd, r, pp, ppp, t;
+    F::mul(u1, p.x, o.zz);
+    F::mul(t, o.x, p.zz);
+    F::sub(pd, t, u1);
+    F::mul(s1, p.y, o.zzz);
+    F::mul(t, o.y, p.zzz);
+    F::sub(r, t, s1);
+    if (F::is_zero(pd)) {
+        if (F::is_zero(r)) ec_dbl<F>(p);
+        else ec_set_inf<F>(p);
         return;
     }
-    ff_sqr<EcF>(pp, pd);
-    ff_mul<EcF>(ppp, pd, pp);
-    ff_mul<EcF>(u1, u1, pp);     /* Q */
-    ff_sqr<EcF>(t, r);
-    ff_sub<EcF>(t, t, ppp);
-    ff_sub<EcF>(t, t, u1);
-    ff_sub<EcF>(p.x, t, u1);     /* X3 */
-    ff_sub<EcF>(t, u1, p.x);
-    ff_mul<EcF>(t, t, r);        /* R (Q - X3) */
-    ff_mul<EcF>(s1, s1, ppp);    /* S1 PPP */
-    ff_sub<EcF>(p.y, t, s1);     /* Y3 */
-    ff_mul<EcF>(p.zz, p.zz, o.zz);
-    ff_mul<EcF>(p.zz, p.zz, pp);
-    ff_mul<EcF>(p.zzz, p.zzz, o.zzz);
-    ff_mul<EcF>(p.zzz, p.zzz, ppp);
+    F::sqr(pp, pd);
+    F::mul(ppp, pd, pp);
+    F::mul(u1, u1, pp);    /* Q */
+    F::sqr(t, r);
+    F::sub(t, t, ppp);
+    F::sub(t, t, u1);
+    F::sub(p.x, t, u1);    /* X3 */
+    F::sub(t, u1, p.x);
+    F::mul(t, t, r);       /* R (Q - X3) */
+    F::mul(s1, s1, ppp);   /* S1 PPP */
+    F::sub(p.y, t, s1);    /* Y3 */
+    F::mul(p.zz, p.zz, o.zz);
+    F::mul(p.zz, p.zz, pp);
+    F::mul(p.zzz, p.zzz, o.zzz);
+    F::mul(p.zzz, p.zzz, ppp);
 }
 
 /* ------------------------------------------------------ load / store -- */
-/* Points are 16-byte aligned in device memory: affine 6 uint4, XYZZ 12. */
+/* Points are 16-byte aligned in device memory; p points at the point's first
+ * uint4 (ec_aff<F>::U4 or ec_xyzz<F>::U4 of them). */
 
-FF_INLINE void ec_load_aff(ec_aff &a, const uint4 *p)
+template <class F>
+FF_INLINE void ec_load_aff(ec_aff<F> &a, const uint4 *p)
 {
-    ff_load<EcF>(a.x, p);
-    ff_load<EcF>(a.y, p + 3);
+    F::load(a.x, p);
+    F::load(a.y, p + F::U4);
 }
 
-FF_INLINE void ec_store_aff(uint4 *p, const ec_aff &a)
+template <class F>
+FF_INLINE void ec_store_aff(uint4 *p, const ec_aff<F> &a)
 {
-    ff_store<EcF>(p, a.x);
-    ff_store<EcF>(p + 3, a.y);
+    F::store(p, a.x);
+    F::store(p + F::U4, a.y);
 }
 
-FF_INLINE void ec_load_xyzz(ec_xyzz &a, const uint4 *p)
+template <class F>
+FF_INLINE void ec_load_xyzz(ec_xyzz<F> &a, const uint4 *p)
 {
-    ff_load<EcF>(a.x, p);
-    ff_load<EcF>(a.y, p + 3);
-    ff_load<EcF>(a.zz, p + 6);
-    ff_load<EcF>(a.zzz, p + 9);
+    F::load(a.x, p);
+    F::load(a.y, p + F::U4);
+    F::load(a.zz, p + 2 * F::U4);
+    F::load(a.zzz, p + 3 * F::U4);
 }
 
-FF_INLINE void ec_store_xyzz(uint4 *p, const ec_xyzz &a)
+template <class F>
+FF_INLINE void ec_store_xyzz(uint4 *p, const ec_xyzz<F> &a)
 {
-    ff_store<EcF>(p, a.x);
-    ff_store<EcF>(p + 3, a.y);
-    ff_store<EcF>(p + 6, a.zz);
-    ff_store<EcF>(p + 9, a.zzz);
+    F::store(p, a.x);
+    F::store(p + F::U4, a.y);
+    F::store(p + 2 * F::U4, a.zz);
+    F::store(p + 3 * F::U4, a.zzz);
 }
 
-/* Only ZZ (the infinity test): 3 loads instead of 12. */
+/* Only ZZ (the infinity test): a quarter of the loads. */
+template <class F>
 FF_INLINE bool ec_load_is_inf(const uint4 *p)
 {
-    uint32_t zz[EC_N];
-    ff_load<EcF>(zz, p + 6);
-    return ec_fp_is_zero(zz);
+    typename F::E zz;
+    F::load(zz, p + 2 * F::U4);
+    return F::is_zero(zz);
 }
 
 #endif /* CUZK_GPU_EC_CUH */

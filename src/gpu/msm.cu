@@ -1,5 +1,5 @@
-/* cuzk — G1 MSM on the GPU with device-resident points (include/cuzk/gpu.h,
- * "G1 MSM"). The stages and their per-thread work are in msm.cuh; this file
+/* cuzk — G1 and G2 MSM on the GPU with device-resident points
+ * (include/cuzk/gpu.h, "MSM"). The stages and their per-thread work are in msm.cuh; this file
  * holds the kernels, the plan (all device memory of an MSM, allocated once)
  * and the launch sequence. */
 extern "C" {
@@ -19,13 +19,14 @@ extern "C" {
 /* ------------------------------------------------------------- kernels -- */
 
 /* inf[i] = 1 iff point i is (0, 0). */
+template <class F>
 __global__ void msm_inf_kernel(const uint4 *points, size_t n, uint8_t *inf)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    ec_aff a;
-    ec_load_aff(a, points + i * 6);
-    inf[i] = ec_aff_is_inf(a) ? 1 : 0;
+    ec_aff<F> a;
+    ec_load_aff<F>(a, points + i * ec_aff<F>::U4);
+    inf[i] = ec_aff_is_inf<F>(a) ? 1 : 0;
 }
 
 __global__ void msm_digits_kernel(msm_geom g, const uint4 *scalars, const uint8_t *inf,
@@ -37,67 +38,90 @@ __global__ void msm_digits_kernel(msm_geom g, const uint4 *scalars, const uint8_
 }
 
 /* ZZ = 0 (infinity) in every bucket. */
+template <class F>
 __global__ void msm_clear_kernel(uint4 *buckets, size_t count)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    uint4 z = make_uint4(0, 0, 0, 0);
-    uint4 *p = buckets + i * 12 + 6;
-    p[0] = z;
-    p[1] = z;
-    p[2] = z;
+    typename F::E z;
+    F::set_zero(z);
+    F::store(buckets + i * ec_xyzz<F>::U4 + 2 * F::U4, z);
 }
 
+template <class F>
 __global__ void msm_accumulate_kernel(msm_acc_args a, size_t nchunks)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nchunks) return;
-    msm_accumulate_thread(a, t);
+    msm_accumulate_thread<F>(a, t);
 }
 
+template <class F>
 __global__ void msm_combine_kernel(msm_acc_args a, size_t nchunks)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nchunks) return;
-    msm_combine_thread(a, t);
+    msm_combine_thread<F>(a, t);
 }
 
+template <class F>
 __global__ void msm_reduce1_kernel(msm_geom g, const uint4 *buckets, uint4 *seg)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (size_t)g.nwin * g.t1) return;
-    msm_reduce1_thread(g, buckets, seg, i);
+    msm_reduce1_thread<F>(g, buckets, seg, i);
 }
 
 /* One block of g.t2 threads per window; the tree steps are separated by
  * barriers (the nodes live in global memory; __syncthreads orders the
  * block's global accesses too). */
+template <class F>
 __global__ void __launch_bounds__(256) msm_reduce2_kernel(msm_geom g, const uint4 *seg, uint4 *tree, uint4 *win)
 {
     size_t w = blockIdx.x, t = threadIdx.x;
-    msm_reduce2_start(g, seg, tree, w, t);
+    msm_reduce2_start<F>(g, seg, tree, w, t);
     for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++) {
         __syncthreads();
-        msm_reduce2_merge(g, tree, w, t, lg_h);
+        msm_reduce2_merge<F>(g, tree, w, t, lg_h);
     }
     __syncthreads();
-    if (t == 0) msm_reduce2_finish(g, tree, win, w);
+    if (t == 0) msm_reduce2_finish<F>(g, tree, win, w);
 }
 
-__global__ void msm_gen_kernel(ec_aff base, ec_aff step, size_t n, size_t off, size_t nthreads,
-                               uint4 *points, uint4 *tmp)
+template <class F>
+__global__ void msm_bits_kernel(const uint64_t *bits, size_t n, const uint4 *points,
+                                const uint8_t *inf, uint4 *partial, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_gen_thread(base, step, n, off, nthreads, points, tmp, t);
+    msm_bits_thread<F>(bits, n, points, inf, partial, t);
+}
+
+template <class F>
+__global__ void msm_sum_kernel(const uint4 *in, size_t m, uint4 *out, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_sum_thread<F>(in, m, out, t);
+}
+
+template <class F>
+__global__ void msm_gen_kernel(ec_aff<F> base, ec_aff<F> step, size_t n, size_t off,
+                               size_t nthreads, uint4 *points, uint4 *tmp)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_gen_thread<F>(base, step, n, off, nthreads, points, tmp, t);
 }
 
 /* ----------------------------------------------------------------- plan -- */
 
 enum { EV_START, EV_UPLOAD, EV_DIGITS, EV_SORT, EV_ACC, EV_REDUCE, EV_COUNT };
 
-struct cuzk_gpu_g1_msm_plan {
+struct cuzk_gpu_msm_plan {
     cuzk_gpu_ctx *ctx;
+    cuzk_gpu_group group;
+    size_t aff_bytes, xyzz_bytes; /* sizes of one point (G1 96/192, G2 192/384) */
     size_t n;              /* points */
     msm_geom g;
     size_t nchunks_max;    /* accumulation chunks for n points */
@@ -105,19 +129,24 @@ struct cuzk_gpu_g1_msm_plan {
     size_t mem_bytes;
     uint4 *points;         /* n affine points */
     uint8_t *inf;          /* n flags */
-    uint4 *scalars;        /* n scalars (staging for host input) */
+    uint4 *scalars;        /* n scalars (staging for host input; also bitmaps) */
     uint32_t *keys[2], *vals[2]; /* nwin n each: sort input/output buffers */
     void *sort_tmp;
     size_t sort_tmp_bytes;
     uint4 *buckets;        /* nwin nb XYZZ */
-    uint4 *pieces;         /* 2 nchunks_max XYZZ */
+    uint4 *pieces;         /* 2 nchunks_max XYZZ (also the bitmap sum's partials) */
     uint4 *seg;            /* 2 nwin t1 XYZZ */
     uint4 *tree;           /* 3 nwin t2 XYZZ */
     uint4 *win;            /* nwin XYZZ */
-    cuzk_g1_xyzz *win_host; /* pinned, nwin */
+    void *win_host;        /* pinned, max(nwin, MSM_HOST_SUMS) XYZZ */
     cudaEvent_t ev[EV_COUNT];
     cuzk_gpu_msm_timing last;
 };
+
+/* The bitmap sum's GPU levels stop at this many partials; the host adds
+ * them (~1 us each on the CPU, against a GPU level's ~0.1 ms launch and
+ * serial tail). */
+#define MSM_HOST_SUMS 256u
 
 /* Cost model for the window size, in mixed additions (8M + 2S): the
  * accumulation does nwin n of them, the bucket reduction 2 XYZZ additions
@@ -129,7 +158,9 @@ struct cuzk_gpu_g1_msm_plan {
  * 0.76 ns per reduction addition, so a bucket costs 2 x 0.76 / 0.48 = 3.2
  * units rather than 2.8; with 3.2 the choice at 2^26 is still c = 22 (c = 20
  * is 1% worse). c = 23 keeps 12 windows and doubles the reduction; c = 24
- * (11 windows) saves ~32 ms of accumulation for ~100 ms more reduction. */
+ * (11 windows) saves ~32 ms of accumulation for ~100 ms more reduction.
+ * G2's operations are all ~2.8x G1's (Fp2 M = 3 Fp M), so the same model
+ * serves both groups. */
 static unsigned msm_choose_c(size_t n)
 {
     double best = -1;
@@ -172,11 +203,11 @@ static void msm_geom_init(msm_geom *g, unsigned c)
     g->lg_s2 = lg2(g->s2);
 }
 
-extern "C" unsigned cuzk_gpu_g1_msm_window(size_t n) { return msm_choose_c(n); }
+extern "C" unsigned cuzk_gpu_msm_window(size_t n) { return msm_choose_c(n); }
 
 static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
-extern "C" void cuzk_gpu_g1_msm_plan_destroy(cuzk_gpu_g1_msm_plan *p)
+extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
 {
     if (!p) return;
     /* Errors here cannot be reported; each release is attempted. */
@@ -190,8 +221,9 @@ extern "C" void cuzk_gpu_g1_msm_plan_destroy(cuzk_gpu_g1_msm_plan *p)
     free(p);
 }
 
-/* Allocates a plan for n points (uninitialised points). */
-static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **out, size_t n, unsigned c)
+/* Allocates a plan for n points of group grp (uninitialised points). */
+static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_gpu_group grp,
+                              size_t n, unsigned c)
 {
     if (!ctx || !out || n == 0 || n > ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARGUMENT;
     if (c == 0) c = msm_choose_c(n);
@@ -202,9 +234,12 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **out, siz
     if (m > 0xffffffffull - MSM_CHUNK) return CUZK_ERR_INVALID_ARGUMENT;
     CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
 
-    cuzk_gpu_g1_msm_plan *p = (cuzk_gpu_g1_msm_plan *)calloc(1, sizeof *p);
+    cuzk_gpu_msm_plan *p = (cuzk_gpu_msm_plan *)calloc(1, sizeof *p);
     if (!p) return CUZK_ERR_NO_MEMORY;
     p->ctx = ctx;
+    p->group = grp;
+    p->aff_bytes = grp == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
+    p->xyzz_bytes = grp == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
     p->n = n;
     p->g = g;
     p->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
@@ -217,24 +252,26 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **out, siz
         e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp_bytes, dk, dv, (uint32_t)m, 0,
                                             (int)g.keybits, ctx->stream);
     }
+    size_t X = p->xyzz_bytes;
     size_t sz[11] = {
-        n * 96,                              /* points */
+        n * p->aff_bytes,                    /* points */
         n,                                   /* inf */
         n * 32,                              /* scalars */
         m * 4, m * 4, m * 4, m * 4,          /* keys, vals x2 */
         p->sort_tmp_bytes,
-        (size_t)g.nwin * g.nb * 192,         /* buckets */
-        2 * p->nchunks_max * 192,            /* pieces */
-        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * 192 /* seg, tree, win */
+        (size_t)g.nwin * g.nb * X,           /* buckets */
+        2 * p->nchunks_max * X,              /* pieces */
+        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * X /* seg, tree, win */
     };
     size_t off[11], total = 0;
     for (int i = 0; i < 11; i++) off[i] = total, total += align256(sz[i]);
+    size_t nhost = g.nwin > MSM_HOST_SUMS ? g.nwin : MSM_HOST_SUMS;
     if (e == cudaSuccess) e = cudaMalloc(&p->mem, total);
-    if (e == cudaSuccess) e = cudaMallocHost((void **)&p->win_host, g.nwin * sizeof(cuzk_g1_xyzz));
+    if (e == cudaSuccess) e = cudaMallocHost(&p->win_host, nhost * X);
     for (int i = 0; i < EV_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&p->ev[i]);
     if (e != cudaSuccess) {
         st = cuzk_gpu_fail(e, "msm plan allocation", __FILE__, __LINE__);
-        cuzk_gpu_g1_msm_plan_destroy(p);
+        cuzk_gpu_msm_plan_destroy(p);
         return st;
     }
     char *b = (char *)p->mem;
@@ -250,8 +287,8 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **out, siz
     p->buckets = (uint4 *)(b + off[8]);
     p->pieces = (uint4 *)(b + off[9]);
     p->seg = (uint4 *)(b + off[10]);
-    p->tree = p->seg + (size_t)2 * g.nwin * g.t1 * 12;
-    p->win = p->tree + (size_t)3 * g.nwin * g.t2 * 12;
+    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * g.nwin * g.t1 * X);
+    p->win = (uint4 *)((char *)p->tree + (size_t)3 * g.nwin * g.t2 * X);
     *out = p;
     return CUZK_OK;
 }
@@ -262,56 +299,73 @@ static unsigned blocks_for(size_t threads, unsigned block)
 }
 
 /* Marks the points at infinity; then waits for the stream. */
-static cuzk_status plan_finish(cuzk_gpu_g1_msm_plan *p)
+static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
 {
-    msm_inf_kernel<<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n, p->inf);
+    if (p->group == CUZK_GPU_G1)
+        msm_inf_kernel<EcFp><<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n,
+                                                                                 p->inf);
+    else
+        msm_inf_kernel<EcFp2><<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n,
+                                                                                  p->inf);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaStreamSynchronize(p->ctx->stream));
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan **plan,
-                                                   const cuzk_g1_affine *points, size_t n,
-                                                   unsigned c)
+static cuzk_status plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan, cuzk_gpu_group grp,
+                               const void *points, size_t n, unsigned c)
 {
     if (!points || !plan) return CUZK_ERR_INVALID_ARGUMENT;
-    cuzk_gpu_g1_msm_plan *p = NULL;
-    cuzk_status st = plan_alloc(ctx, &p, n, c);
+    cuzk_gpu_msm_plan *p = NULL;
+    cuzk_status st = plan_alloc(ctx, &p, grp, n, c);
     if (st != CUZK_OK) return st;
-    cudaError_t e = cudaMemcpyAsync(p->points, points, n * sizeof(cuzk_g1_affine),
-                                    cudaMemcpyHostToDevice, ctx->stream);
+    cudaError_t e = cudaMemcpyAsync(p->points, points, n * p->aff_bytes, cudaMemcpyHostToDevice,
+                                    ctx->stream);
     if (e != cudaSuccess) st = cuzk_gpu_fail(e, "msm points upload", __FILE__, __LINE__);
     if (st == CUZK_OK) st = plan_finish(p);
     if (st != CUZK_OK) {
-        cuzk_gpu_g1_msm_plan_destroy(p);
+        cuzk_gpu_msm_plan_destroy(p);
         return st;
     }
     *plan = p;
     return CUZK_OK;
 }
 
-/* Points per generation batch: bounds the temporary (144 B per point). */
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                                   const cuzk_g1_affine *points, size_t n,
+                                                   unsigned c)
+{
+    return plan_create(ctx, plan, CUZK_GPU_G1, points, n, c);
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                                   const cuzk_g2_affine *points, size_t n,
+                                                   unsigned c)
+{
+    return plan_create(ctx, plan, CUZK_GPU_G2, points, n, c);
+}
+
+/* Points per generation batch: bounds the temporary (3 field elements a
+ * point). */
 #define MSM_GEN_BATCH ((size_t)1 << 22)
 
-extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
-                                                       cuzk_gpu_g1_msm_plan **plan, size_t n,
-                                                       unsigned c, const cuzk_g1_affine *base,
-                                                       const cuzk_g1_affine *step)
+template <class F>
+static cuzk_status plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                   cuzk_gpu_group grp, size_t n, unsigned c, const void *base,
+                                   const void *step)
 {
-    if (!plan || !base || !step || cuzk_g1_affine_is_inf(base) || cuzk_g1_affine_is_inf(step))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    cuzk_gpu_g1_msm_plan *p = NULL;
-    cuzk_status st = plan_alloc(ctx, &p, n, c);
+    cuzk_gpu_msm_plan *p = NULL;
+    cuzk_status st = plan_alloc(ctx, &p, grp, n, c);
     if (st != CUZK_OK) return st;
-    ec_aff b, s;
+    ec_aff<F> b, s;
     memcpy(&b, base, sizeof b);
     memcpy(&s, step, sizeof s);
     size_t batch = n < MSM_GEN_BATCH ? n : MSM_GEN_BATCH;
     size_t nthreads = (batch + MSM_GEN_K - 1) / MSM_GEN_K;
     void *tmp = NULL;
-    cudaError_t e = cudaMalloc(&tmp, nthreads * MSM_GEN_K * 144);
+    cudaError_t e = cudaMalloc(&tmp, nthreads * MSM_GEN_K * 3 * F::U4 * sizeof(uint4));
     for (size_t off = 0; e == cudaSuccess && off < n; off += batch) {
-        msm_gen_kernel<<<blocks_for(nthreads, 128), 128, 0, ctx->stream>>>(
+        msm_gen_kernel<F><<<blocks_for(nthreads, 128), 128, 0, ctx->stream>>>(
             b, s, n, off, nthreads, p->points, (uint4 *)tmp);
         e = cudaGetLastError();
     }
@@ -323,25 +377,45 @@ extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
     if (e != cudaSuccess) st = cuzk_gpu_fail(e, "msm point generation", __FILE__, __LINE__);
     if (st == CUZK_OK) st = plan_finish(p);
     if (st != CUZK_OK) {
-        cuzk_gpu_g1_msm_plan_destroy(p);
+        cuzk_gpu_msm_plan_destroy(p);
         return st;
     }
     *plan = p;
     return CUZK_OK;
 }
 
-extern "C" unsigned cuzk_gpu_g1_msm_plan_window(const cuzk_gpu_g1_msm_plan *p)
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
+                                                       cuzk_gpu_msm_plan **plan, size_t n,
+                                                       unsigned c, const cuzk_g1_affine *base,
+                                                       const cuzk_g1_affine *step)
+{
+    if (!plan || !base || !step || cuzk_g1_affine_is_inf(base) || cuzk_g1_affine_is_inf(step))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    return plan_create_seq<EcFp>(ctx, plan, CUZK_GPU_G1, n, c, base, step);
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
+                                                       cuzk_gpu_msm_plan **plan, size_t n,
+                                                       unsigned c, const cuzk_g2_affine *base,
+                                                       const cuzk_g2_affine *step)
+{
+    if (!plan || !base || !step || cuzk_g2_affine_is_inf(base) || cuzk_g2_affine_is_inf(step))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    return plan_create_seq<EcFp2>(ctx, plan, CUZK_GPU_G2, n, c, base, step);
+}
+
+extern "C" unsigned cuzk_gpu_msm_plan_window(const cuzk_gpu_msm_plan *p)
 {
     return p ? p->g.c : 0;
 }
 
-extern "C" size_t cuzk_gpu_g1_msm_plan_device_bytes(const cuzk_gpu_g1_msm_plan *p)
+extern "C" size_t cuzk_gpu_msm_plan_device_bytes(const cuzk_gpu_msm_plan *p)
 {
     return p ? p->mem_bytes : 0;
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm_plan_timing(const cuzk_gpu_g1_msm_plan *p,
-                                                   cuzk_gpu_msm_timing *t)
+extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
+                                                cuzk_gpu_msm_timing *t)
 {
     if (!p || !t) return CUZK_ERR_INVALID_ARGUMENT;
     *t = p->last;
@@ -350,46 +424,46 @@ extern "C" cuzk_status cuzk_gpu_g1_msm_plan_timing(const cuzk_gpu_g1_msm_plan *p
 
 /* ----------------------------------------------------------------- MSM -- */
 
-/* Block sizes. Accumulation: 128 threads; the kernel takes 164 registers
+/* Block sizes. Accumulation: 128 threads; the G1 kernel takes 164 registers
  * per thread (ptxas, sm_90, no spills), so 3 blocks (12 warps) fit an SM.
  * The reduction kernels take 255 registers with small spills (ec_add on two
  * XYZZ points in registers); not tuned. */
 #define MSM_ACC_BLOCK 128
 #define MSM_RED_BLOCK 128
 
-extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *p,
-                                       const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
+/* Host arrays are copied to dst through the stream (pinned memory copies at
+ * full PCIe speed); device arrays are used in place. *src becomes the
+ * pointer to read. */
+static cuzk_status stage_input(cuzk_gpu_msm_plan *p, const void **src, size_t bytes)
 {
-    if (!ctx || !p || !r || p->ctx != ctx || n > p->n || (n && !scalars))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    memset(&p->last, 0, sizeof p->last);
-    if (n == 0) {
-        cuzk_g1_jac_set_inf(r);
-        return CUZK_OK;
-    }
-    const msm_geom &g = p->g;
-    cudaStream_t s = ctx->stream;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
-
-    /* Scalars already on the device are read in place; host scalars (pinned
-     * for full speed) are copied to the plan's staging buffer. */
     cudaPointerAttributes pa;
-    CUZK_CUDA_TRY(cudaPointerGetAttributes(&pa, scalars));
-    const uint4 *sc = (const uint4 *)scalars;
-    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    CUZK_CUDA_TRY(cudaPointerGetAttributes(&pa, *src));
     if (pa.type != cudaMemoryTypeDevice && pa.type != cudaMemoryTypeManaged) {
-        CUZK_CUDA_TRY(cudaMemcpyAsync(p->scalars, scalars, n * sizeof(cuzk_scalar),
-                                      cudaMemcpyHostToDevice, s));
-        sc = p->scalars;
+        CUZK_CUDA_TRY(cudaMemcpyAsync(p->scalars, *src, bytes, cudaMemcpyHostToDevice,
+                                      p->ctx->stream));
+        *src = p->scalars;
     }
+    return CUZK_OK;
+}
+
+/* The device stages of an MSM; the window sums end up in p->win_host. */
+template <class F>
+static cuzk_status msm_run(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, size_t n)
+{
+    const msm_geom &g = p->g;
+    cudaStream_t s = p->ctx->stream;
+    const void *src = scalars;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    cuzk_status st = stage_input(p, &src, n * sizeof(cuzk_scalar));
+    if (st != CUZK_OK) return st;
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_UPLOAD], s));
 
     size_t m = (size_t)g.nwin * n;
-    msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, sc, p->inf, (uint32_t)n, p->keys[0],
-                                                         p->vals[0]);
+    msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
+                                                         (uint32_t)n, p->keys[0], p->vals[0]);
     CUZK_CUDA_TRY_LAUNCH();
     size_t nbuckets = (size_t)g.nwin * g.nb;
-    msm_clear_kernel<<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
+    msm_clear_kernel<F><<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_DIGITS], s));
 
@@ -409,33 +483,22 @@ extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *
     a.buckets = p->buckets;
     a.pieces = p->pieces;
     size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
-    msm_accumulate_kernel<<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(a, nchunks);
+    msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(a, nchunks);
     CUZK_CUDA_TRY_LAUNCH();
-    msm_combine_kernel<<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(a, nchunks);
+    msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(a, nchunks);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
 
     size_t nseg = (size_t)g.nwin * g.t1;
-    msm_reduce1_kernel<<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(g, p->buckets,
-                                                                                 p->seg);
+    msm_reduce1_kernel<F><<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(g, p->buckets,
+                                                                                    p->seg);
     CUZK_CUDA_TRY_LAUNCH();
-    msm_reduce2_kernel<<<g.nwin, g.t2, 0, s>>>(g, p->seg, p->tree, p->win);
+    msm_reduce2_kernel<F><<<g.nwin, g.t2, 0, s>>>(g, p->seg, p->tree, p->win);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, p->win, g.nwin * sizeof(cuzk_g1_xyzz),
+    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, p->win, g.nwin * p->xyzz_bytes,
                                   cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_TRY(cudaStreamSynchronize(s));
-
-    /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
-    cuzk_g1_jac acc, t;
-    cuzk_g1_jac_set_inf(&acc);
-    for (unsigned w = g.nwin; w-- > 0;) {
-        if (w + 1 < g.nwin)
-            for (unsigned i = 0; i < g.c; i++) cuzk_g1_dbl(&acc, &acc);
-        cuzk_g1_xyzz_to_jac(&t, &p->win_host[w]);
-        cuzk_g1_add(&acc, &acc, &t);
-    }
-    *r = acc;
 
     float ms[EV_COUNT];
     for (int i = 1; i < EV_COUNT; i++)
@@ -446,6 +509,141 @@ extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_g1_msm_plan *
     p->last.accumulate = ms[EV_ACC];
     p->last.reduce = ms[EV_REDUCE];
     CUZK_CUDA_TRY(cudaEventElapsedTime(&p->last.total, p->ev[EV_START], p->ev[EV_REDUCE]));
+    return CUZK_OK;
+}
+
+static cuzk_status msm_check(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p, cuzk_gpu_group grp,
+                             const void *in, size_t n, const void *r)
+{
+    if (!ctx || !p || !r || p->ctx != ctx || p->group != grp || n > p->n || (n && !in))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    memset(&p->last, 0, sizeof p->last);
+    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                       const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g1_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    if ((st = msm_run<EcFp>(p, scalars, n)) != CUZK_OK) return st;
+    /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
+    const cuzk_g1_xyzz *win = (const cuzk_g1_xyzz *)p->win_host;
+    cuzk_g1_jac acc, t;
+    cuzk_g1_jac_set_inf(&acc);
+    for (unsigned w = p->g.nwin; w-- > 0;) {
+        if (w + 1 < p->g.nwin)
+            for (unsigned i = 0; i < p->g.c; i++) cuzk_g1_dbl(&acc, &acc);
+        cuzk_g1_xyzz_to_jac(&t, &win[w]);
+        cuzk_g1_add(&acc, &acc, &t);
+    }
+    *r = acc;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                       const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g2_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    if ((st = msm_run<EcFp2>(p, scalars, n)) != CUZK_OK) return st;
+    const cuzk_g2_xyzz *win = (const cuzk_g2_xyzz *)p->win_host;
+    cuzk_g2_jac acc, t;
+    cuzk_g2_jac_set_inf(&acc);
+    for (unsigned w = p->g.nwin; w-- > 0;) {
+        if (w + 1 < p->g.nwin)
+            for (unsigned i = 0; i < p->g.c; i++) cuzk_g2_dbl(&acc, &acc);
+        cuzk_g2_xyzz_to_jac(&t, &win[w]);
+        cuzk_g2_add(&acc, &acc, &t);
+    }
+    *r = acc;
+    return CUZK_OK;
+}
+
+/* ------------------------------------------------------------ bitmaps -- */
+
+/* The device levels of a bitmap sum; *left partials end up in p->win_host. */
+template <class F>
+static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n, size_t *left)
+{
+    cudaStream_t s = p->ctx->stream;
+    const void *src = bits;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    cuzk_status st = stage_input(p, &src, (n + 63) / 64 * 8);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_UPLOAD], s));
+
+    /* Level 0 writes its partials into pieces; each later level folds
+     * MSM_SUM_FAN of them into the other end of the same array (the pieces
+     * hold 2 nchunks_max >= 2 nwin n / 256 points, far more than the n / 256
+     * partials plus their sums). */
+    constexpr int X = ec_xyzz<F>::U4;
+    size_t m = ((n + 63) / 64 + MSM_BITS_WORDS - 1) / MSM_BITS_WORDS;
+    msm_bits_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+        (const uint64_t *)src, n, p->points, p->inf, p->pieces, m);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
+    uint4 *in = p->pieces, *out = p->pieces + m * X;
+    while (m > MSM_HOST_SUMS) {
+        size_t next = (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN;
+        msm_sum_kernel<F><<<blocks_for(next, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(in, m, out, next);
+        CUZK_CUDA_TRY_LAUNCH();
+        uint4 *t = in;
+        in = out;
+        out = t;
+        m = next;
+    }
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, in, m * p->xyzz_bytes, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_TRY(cudaStreamSynchronize(s));
+    float up, acc, red;
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&up, p->ev[EV_START], p->ev[EV_UPLOAD]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&acc, p->ev[EV_UPLOAD], p->ev[EV_ACC]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&red, p->ev[EV_ACC], p->ev[EV_REDUCE]));
+    p->last.upload = up;
+    p->last.accumulate = acc;
+    p->last.reduce = red;
+    p->last.total = up + acc + red;
+    *left = m;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                            const uint64_t *bits, size_t n, cuzk_g1_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, bits, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g1_jac_set_inf(r);
+    size_t m = 0;
+    if (n == 0) return CUZK_OK;
+    if ((st = bits_run<EcFp>(p, bits, n, &m)) != CUZK_OK) return st;
+    const cuzk_g1_xyzz *part = (const cuzk_g1_xyzz *)p->win_host;
+    cuzk_g1_xyzz acc;
+    cuzk_g1_xyzz_set_inf(&acc);
+    for (size_t i = 0; i < m; i++) cuzk_g1_xyzz_add(&acc, &acc, &part[i]);
+    cuzk_g1_xyzz_to_jac(r, &acc);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                            const uint64_t *bits, size_t n, cuzk_g2_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, bits, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g2_jac_set_inf(r);
+    size_t m = 0;
+    if (n == 0) return CUZK_OK;
+    if ((st = bits_run<EcFp2>(p, bits, n, &m)) != CUZK_OK) return st;
+    const cuzk_g2_xyzz *part = (const cuzk_g2_xyzz *)p->win_host;
+    cuzk_g2_xyzz acc;
+    cuzk_g2_xyzz_set_inf(&acc);
+    for (size_t i = 0; i < m; i++) cuzk_g2_xyzz_add(&acc, &acc, &part[i]);
+    cuzk_g2_xyzz_to_jac(r, &acc);
     return CUZK_OK;
 }
 

@@ -1,4 +1,5 @@
-/* cuzk — G1 Pippenger MSM on the GPU: the per-thread work of each stage.
+/* cuzk — G1 and G2 Pippenger MSM on the GPU: the per-thread work of each
+ * stage, as templates over the coordinate field (ec.cuh: EcFp, EcFp2).
  *
  * msm.cu wraps each function here in a kernel (thread index -> one call) and
  * drives the stages; keeping the bodies apart lets them be compiled for the
@@ -149,24 +150,27 @@ struct msm_acc_args {
     const uint32_t *keys, *vals; /* sorted */
     size_t m;                    /* entries: nwin * n */
     uint32_t sentinel;
-    const uint4 *points;         /* affine, 6 uint4 each */
-    uint4 *buckets;              /* XYZZ, 12 uint4 each, indexed by key */
+    const uint4 *points;         /* affine, ec_aff<F>::U4 uint4 each */
+    uint4 *buckets;              /* XYZZ, ec_xyzz<F>::U4 uint4 each, indexed by key */
     uint4 *pieces;               /* XYZZ, 2 per chunk */
 };
 
 /* Where a finished run goes: the bucket when it holds the whole bucket; else
  * slot 0 of the chunk (the run continues from the previous chunk) or slot 1
  * (it starts in this chunk and continues into the next). */
-FF_INLINE void msm_flush(const msm_acc_args &a, size_t t, uint32_t key, const ec_xyzz &acc,
+template <class F>
+FF_INLINE void msm_flush(const msm_acc_args &a, size_t t, uint32_t key, const ec_xyzz<F> &acc,
                          bool before, bool after)
 {
+    constexpr int X = ec_xyzz<F>::U4;
     uint4 *dst;
-    if (!before && !after) dst = a.buckets + (size_t)key * 12;
-    else dst = a.pieces + (2 * t + (before ? 0 : 1)) * 12;
-    ec_store_xyzz(dst, acc);
+    if (!before && !after) dst = a.buckets + (size_t)key * X;
+    else dst = a.pieces + (2 * t + (before ? 0 : 1)) * X;
+    ec_store_xyzz<F>(dst, acc);
 }
 
 /* Chunk t: entries [t MSM_CHUNK, (t + 1) MSM_CHUNK) of the sorted array. */
+template <class F>
 FF_INLINE void msm_accumulate_thread(const msm_acc_args &a, size_t t)
 {
     size_t cs = t * MSM_CHUNK;
@@ -175,26 +179,27 @@ FF_INLINE void msm_accumulate_thread(const msm_acc_args &a, size_t t)
     uint32_t prev = cs ? a.keys[cs - 1] : MSM_NO_KEY;
     uint32_t cur = MSM_NO_KEY;
     size_t run_start = cs, i;
-    ec_xyzz acc;
-    ec_set_inf(acc);
+    ec_xyzz<F> acc;
+    ec_set_inf<F>(acc);
     for (i = cs; i < ce; i++) {
         uint32_t k = a.keys[i];
         if (k == a.sentinel) break; /* zero digits: all from here on */
         uint32_t v = a.vals[i];
         if (k != cur) {
-            if (cur != MSM_NO_KEY) msm_flush(a, t, cur, acc, run_start == cs && prev == cur, false);
+            if (cur != MSM_NO_KEY)
+                msm_flush<F>(a, t, cur, acc, run_start == cs && prev == cur, false);
             cur = k;
             run_start = i;
-            ec_set_inf(acc);
+            ec_set_inf<F>(acc);
         }
-        ec_aff p;
-        ec_load_aff(p, a.points + (size_t)(v & 0x7fffffffu) * 6);
-        if (v >> 31) ec_aff_neg(p);
-        ec_madd(acc, p);
+        ec_aff<F> p;
+        ec_load_aff<F>(p, a.points + (size_t)(v & 0x7fffffffu) * ec_aff<F>::U4);
+        if (v >> 31) ec_aff_neg<F>(p);
+        ec_madd<F>(acc, p);
     }
     if (cur != MSM_NO_KEY) {
         bool after = i == ce && ce < a.m && a.keys[ce] == cur;
-        msm_flush(a, t, cur, acc, run_start == cs && prev == cur, after);
+        msm_flush<F>(a, t, cur, acc, run_start == cs && prev == cur, after);
     }
 }
 
@@ -203,8 +208,10 @@ FF_INLINE void msm_accumulate_thread(const msm_acc_args &a, size_t t)
 /* If chunk t's last run is the start of a bucket that continues into later
  * chunks, adds the bucket's pieces (slot 1 here, slot 0 of each later chunk
  * it reaches) and stores the bucket. */
+template <class F>
 FF_INLINE void msm_combine_thread(const msm_acc_args &a, size_t t)
 {
+    constexpr int X = ec_xyzz<F>::U4;
     size_t cs = t * MSM_CHUNK;
     if (cs >= a.m) return;
     size_t ce = cs + MSM_CHUNK;
@@ -212,15 +219,15 @@ FF_INLINE void msm_combine_thread(const msm_acc_args &a, size_t t)
     uint32_t k = a.keys[ce - 1];
     if (k == a.sentinel || a.keys[ce] != k) return;
     if (a.keys[cs] == k && cs > 0 && a.keys[cs - 1] == k) return; /* not its start */
-    ec_xyzz acc, p;
-    ec_load_xyzz(acc, a.pieces + (2 * t + 1) * 12);
+    ec_xyzz<F> acc, p;
+    ec_load_xyzz<F>(acc, a.pieces + (2 * t + 1) * X);
     for (size_t u = t + 1;; u++) {
-        ec_load_xyzz(p, a.pieces + (2 * u) * 12);
-        ec_add(acc, p);
+        ec_load_xyzz<F>(p, a.pieces + (2 * u) * X);
+        ec_add<F>(acc, p);
         size_t ue = (u + 1) * MSM_CHUNK;
         if (ue >= a.m || a.keys[ue] != k) break;
     }
-    ec_store_xyzz(a.buckets + (size_t)k * 12, acc);
+    ec_store_xyzz<F>(a.buckets + (size_t)k * X, acc);
 }
 
 /* ------------------------------------------------------------ 5. reduce --
@@ -240,88 +247,155 @@ FF_INLINE void msm_combine_thread(const msm_acc_args &a, size_t t)
  * (doublings). */
 
 /* Level 1, thread g = w t1 + q. seg gets tot_q, sum_q at 2g, 2g + 1. */
+template <class F>
 FF_INLINE void msm_reduce1_thread(const msm_geom &gm, const uint4 *buckets, uint4 *seg, size_t g)
 {
+    constexpr int X = ec_xyzz<F>::U4;
     size_t w = g / gm.t1, q = g % gm.t1;
-    const uint4 *bk = buckets + (w * gm.nb + q * gm.s1) * 12;
-    ec_xyzz run, tot, b;
-    ec_set_inf(run);
-    ec_set_inf(tot);
+    const uint4 *bk = buckets + (w * gm.nb + q * gm.s1) * X;
+    ec_xyzz<F> run, tot, b;
+    ec_set_inf<F>(run);
+    ec_set_inf<F>(tot);
 #pragma unroll 1
     for (int u = (int)gm.s1 - 1; u >= 0; u--) {
-        if (!ec_load_is_inf(bk + (size_t)u * 12)) {
-            ec_load_xyzz(b, bk + (size_t)u * 12);
-            ec_add(run, b);
+        if (!ec_load_is_inf<F>(bk + (size_t)u * X)) {
+            ec_load_xyzz<F>(b, bk + (size_t)u * X);
+            ec_add<F>(run, b);
         }
-        ec_add(tot, run);
+        ec_add<F>(tot, run);
     }
-    ec_store_xyzz(seg + 2 * g * 12, tot);
-    ec_store_xyzz(seg + (2 * g + 1) * 12, run);
+    ec_store_xyzz<F>(seg + 2 * g * X, tot);
+    ec_store_xyzz<F>(seg + (2 * g + 1) * X, run);
 }
 
 /* Level 2, first step, thread t of window w: its triple (V_t, 0, U_t) into
  * tree[3 (w t2 + t) + 0, 1, 2]. */
+template <class F>
 FF_INLINE void msm_reduce2_start(const msm_geom &gm, const uint4 *seg, uint4 *tree, size_t w,
                                  size_t t)
 {
-    ec_xyzz a, e, u, p;
-    ec_set_inf(a);
-    ec_set_inf(e);
-    ec_set_inf(u);
+    constexpr int X = ec_xyzz<F>::U4;
+    ec_xyzz<F> a, e, u, p;
+    ec_set_inf<F>(a);
+    ec_set_inf<F>(e);
+    ec_set_inf<F>(u);
     size_t base = w * gm.t1 + t * gm.s2;
 #pragma unroll 1
     for (int kk = (int)gm.s2 - 1; kk >= 0; kk--) {
-        ec_load_xyzz(p, seg + 2 * (base + kk) * 12);
-        ec_add(a, p);
-        ec_load_xyzz(p, seg + (2 * (base + kk) + 1) * 12);
-        ec_add(u, p);
-        if (kk > 0) ec_add(e, u);
+        ec_load_xyzz<F>(p, seg + 2 * (base + kk) * X);
+        ec_add<F>(a, p);
+        ec_load_xyzz<F>(p, seg + (2 * (base + kk) + 1) * X);
+        ec_add<F>(u, p);
+        if (kk > 0) ec_add<F>(e, u);
     }
-    ec_dbl_n(e, gm.lg_s1);
-    ec_add(a, e);
-    uint4 *node = tree + 3 * (w * gm.t2 + t) * 12;
-    ec_set_inf(e);
-    ec_store_xyzz(node, a);
-    ec_store_xyzz(node + 12, e);
-    ec_store_xyzz(node + 24, u);
+    ec_dbl_n<F>(e, gm.lg_s1);
+    ec_add<F>(a, e);
+    uint4 *node = tree + 3 * (w * gm.t2 + t) * X;
+    ec_set_inf<F>(e);
+    ec_store_xyzz<F>(node, a);
+    ec_store_xyzz<F>(node + X, e);
+    ec_store_xyzz<F>(node + 2 * X, u);
 }
 
 /* Level 2, tree step with span h (a power of two): thread t with t % 2h == 0
  * merges node t + h into node t. */
+template <class F>
 FF_INLINE void msm_reduce2_merge(const msm_geom &gm, uint4 *tree, size_t w, size_t t,
                                  unsigned lg_h)
 {
+    constexpr int X = ec_xyzz<F>::U4;
     size_t h = (size_t)1 << lg_h;
     if (t % (2 * h) != 0 || t + h >= gm.t2) return;
-    uint4 *l = tree + 3 * (w * gm.t2 + t) * 12, *r = tree + 3 * (w * gm.t2 + t + h) * 12;
-    ec_xyzz x, y;
-    ec_load_xyzz(x, l);          /* V */
-    ec_load_xyzz(y, r);
-    ec_add(x, y);
-    ec_store_xyzz(l, x);
-    ec_load_xyzz(x, r + 24);     /* h U_R */
-    ec_dbl_n(x, lg_h);
-    ec_load_xyzz(y, l + 12);     /* R_L */
-    ec_add(x, y);
-    ec_load_xyzz(y, r + 12);     /* R_R */
-    ec_add(x, y);
-    ec_store_xyzz(l + 12, x);
-    ec_load_xyzz(x, l + 24);     /* U */
-    ec_load_xyzz(y, r + 24);
-    ec_add(x, y);
-    ec_store_xyzz(l + 24, x);
+    uint4 *l = tree + 3 * (w * gm.t2 + t) * X, *r = tree + 3 * (w * gm.t2 + t + h) * X;
+    ec_xyzz<F> x, y;
+    ec_load_xyzz<F>(x, l);          /* V */
+    ec_load_xyzz<F>(y, r);
+    ec_add<F>(x, y);
+    ec_store_xyzz<F>(l, x);
+    ec_load_xyzz<F>(x, r + 2 * X);  /* h U_R */
+    ec_dbl_n<F>(x, lg_h);
+    ec_load_xyzz<F>(y, l + X);      /* R_L */
+    ec_add<F>(x, y);
+    ec_load_xyzz<F>(y, r + X);      /* R_R */
+    ec_add<F>(x, y);
+    ec_store_xyzz<F>(l + X, x);
+    ec_load_xyzz<F>(x, l + 2 * X);  /* U */
+    ec_load_xyzz<F>(y, r + 2 * X);
+    ec_add<F>(x, y);
+    ec_store_xyzz<F>(l + 2 * X, x);
 }
 
 /* Level 2, last step (one thread per window): S = V + s1 s2 R into win[w]. */
+template <class F>
 FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *win, size_t w)
 {
-    const uint4 *node = tree + 3 * (w * gm.t2) * 12;
-    ec_xyzz v, r;
-    ec_load_xyzz(v, node);
-    ec_load_xyzz(r, node + 12);
-    ec_dbl_n(r, gm.lg_s1 + gm.lg_s2);
-    ec_add(v, r);
-    ec_store_xyzz(win + w * 12, v);
+    constexpr int X = ec_xyzz<F>::U4;
+    const uint4 *node = tree + 3 * (w * gm.t2) * X;
+    ec_xyzz<F> v, r;
+    ec_load_xyzz<F>(v, node);
+    ec_load_xyzz<F>(r, node + X);
+    ec_dbl_n<F>(r, gm.lg_s1 + gm.lg_s2);
+    ec_add<F>(v, r);
+    ec_store_xyzz<F>(win + w * X, v);
+}
+
+/* ------------------------------------------------- 0/1 scalars: bitmaps --
+ *
+ * sum_{i < n, bit i set} P_i: the sum of the bases of scalar-one entries
+ * (a witness's bits), with no digits, no sort and no buckets. Thread t sums
+ * the points of bitmap words [t MSM_BITS_WORDS, (t + 1) MSM_BITS_WORDS) into
+ * one XYZZ partial (mixed additions, as many as it has set bits); then
+ * msm_sum_thread folds MSM_SUM_FAN partials into one, level by level, until
+ * few enough are left for the host. At random bits the work per thread is
+ * even; a bitmap with long runs of zeros only makes some threads finish
+ * early. */
+#define MSM_BITS_WORDS 4u /* 256 points, ~128 additions a thread at density 1/2 */
+#define MSM_SUM_FAN 32u
+
+FF_INLINE unsigned msm_ctz64(uint64_t x) /* x != 0 */
+{
+#ifdef __CUDA_ARCH__
+    return (unsigned)__ffsll((long long)x) - 1;
+#else
+    return (unsigned)__builtin_ctzll(x);
+#endif
+}
+
+template <class F>
+FF_INLINE void msm_bits_thread(const uint64_t *bits, size_t n, const uint4 *points,
+                               const uint8_t *inf, uint4 *partial, size_t t)
+{
+    size_t w0 = t * MSM_BITS_WORDS, nw = (n + 63) / 64;
+    ec_xyzz<F> acc;
+    ec_set_inf<F>(acc);
+    for (size_t w = w0; w < w0 + MSM_BITS_WORDS && w < nw; w++) {
+        uint64_t b = bits[w];
+        if (w == nw - 1 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
+        while (b) {
+            size_t i = w * 64 + msm_ctz64(b);
+            b &= b - 1;
+            if (inf[i]) continue;
+            ec_aff<F> p;
+            ec_load_aff<F>(p, points + i * ec_aff<F>::U4);
+            ec_madd<F>(acc, p);
+        }
+    }
+    ec_store_xyzz<F>(partial + t * ec_xyzz<F>::U4, acc);
+}
+
+/* out[t] = in[t FAN] + ... + in[t FAN + FAN - 1] (those < m). */
+template <class F>
+FF_INLINE void msm_sum_thread(const uint4 *in, size_t m, uint4 *out, size_t t)
+{
+    constexpr int X = ec_xyzz<F>::U4;
+    ec_xyzz<F> acc, p;
+    ec_set_inf<F>(acc);
+    for (size_t i = t * MSM_SUM_FAN; i < (t + 1) * MSM_SUM_FAN && i < m; i++) {
+        if (ec_load_is_inf<F>(in + i * X)) continue;
+        ec_load_xyzz<F>(p, in + i * X);
+        ec_add<F>(acc, p);
+    }
+    ec_store_xyzz<F>(out + t * X, acc);
 }
 
 /* ------------------------------------------- benchmark points: B + i S --
@@ -330,82 +404,60 @@ FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *
  * batch makes the cnt <= MSM_GEN_K points from j0 = off + t MSM_GEN_K:
  * P_j0 by double-and-add (31 doublings, <= 31 mixed additions, then + base),
  * then one mixed addition per point, all in XYZZ; then converts them with one
- * field inversion (Fermat, 380 S + ~190 M) for the thread by Montgomery's
- * trick: with I = 1/ZZZ, 1/Z = I ZZ and x = X (1/Z)^2, y = Y I (ZZ = Z^2,
- * ZZZ = Z^3 with Z = ZZZ/ZZ). Per point 8M + 2S (addition) + 3M (trick)
- * + 3M + 1S (conversion). tmp holds 9 uint4 per point of the batch (ZZ, ZZZ,
+ * field inversion for the thread by Montgomery's trick: with I = 1/ZZZ,
+ * 1/Z = I ZZ and x = X (1/Z)^2, y = Y I (ZZ = Z^2, ZZZ = Z^3 with
+ * Z = ZZZ/ZZ). Per point 8M + 2S (addition) + 3M (trick) + 3M + 1S
+ * (conversion). tmp holds 3 field elements per point of the batch (ZZ, ZZZ,
  * and the product of the earlier ZZZs). None of the P_j may be infinity. */
 #define MSM_GEN_K 32u
 
-/* Bit i of q - 2. */
-FF_INLINE uint32_t msm_qm2_bit(unsigned i)
-{
-    unsigned limb = i >> 5;
-    uint32_t v = 0;
-#pragma unroll
-    for (unsigned j = 0; j < 12; j++) v = j == limb ? ff_fp_imm((int)j) : v;
-    if (limb == 0) v -= 2; /* q = ...aaab: no borrow */
-    return (v >> (i & 31)) & 1;
-}
-
-/* r = a^(q-2) = 1/a (0 for 0). */
-FF_INLINE void msm_fp_inv(uint32_t r[EC_N], const uint32_t a[EC_N])
-{
-    uint32_t x[EC_N];
-    ec_fp_copy(x, a); /* bit 380 of q - 2 is set */
-#pragma unroll 1
-    for (int i = 379; i >= 0; i--) {
-        ff_sqr<EcF>(x, x);
-        if (msm_qm2_bit((unsigned)i)) ff_mul<EcF>(x, x, a);
-    }
-    ec_fp_copy(r, x);
-}
-
-FF_INLINE void msm_gen_thread(const ec_aff &base, const ec_aff &step, size_t n, size_t off,
+template <class F>
+FF_INLINE void msm_gen_thread(const ec_aff<F> &base, const ec_aff<F> &step, size_t n, size_t off,
                               size_t nthreads, uint4 *points, uint4 *tmp, size_t t)
 {
+    constexpr int A = ec_aff<F>::U4, E = F::U4;
     size_t j0 = off + t * MSM_GEN_K;
     if (j0 >= n) return;
     unsigned cnt = n - j0 < MSM_GEN_K ? (unsigned)(n - j0) : MSM_GEN_K;
-    ec_xyzz acc;
-    ec_set_inf(acc);
+    ec_xyzz<F> acc;
+    ec_set_inf<F>(acc);
 #pragma unroll 1
     for (int b = 31; b >= 0; b--) {
-        ec_dbl(acc);
-        if ((j0 >> b) & 1) ec_madd(acc, step);
+        ec_dbl<F>(acc);
+        if ((j0 >> b) & 1) ec_madd<F>(acc, step);
     }
-    ec_madd(acc, base);
-    uint32_t pre[EC_N], inv[EC_N], t1[EC_N], t2[EC_N];
-    ec_fp_set_one(pre);
+    ec_madd<F>(acc, base);
+    typename F::E pre, inv, t1, t2;
+    F::set_one(pre);
 #pragma unroll 1
     for (unsigned q = 0; q < cnt; q++) {
-        uint4 *pt = points + (j0 + q) * 6, *tm = tmp + (q * nthreads + t) * 9;
-        ff_store<EcF>(pt, acc.x);
-        ff_store<EcF>(pt + 3, acc.y);
-        ff_store<EcF>(tm, acc.zz);
-        ff_store<EcF>(tm + 3, acc.zzz);
-        ff_store<EcF>(tm + 6, pre);
-        ff_mul<EcF>(pre, pre, acc.zzz);
-        if (q + 1 < cnt) ec_madd(acc, step);
+        uint4 *pt = points + (j0 + q) * A, *tm = tmp + (q * nthreads + t) * 3 * E;
+        F::store(pt, acc.x);
+        F::store(pt + E, acc.y);
+        F::store(tm, acc.zz);
+        F::store(tm + E, acc.zzz);
+        F::store(tm + 2 * E, pre);
+        F::mul(pre, pre, acc.zzz);
+        if (q + 1 < cnt) ec_madd<F>(acc, step);
     }
-    msm_fp_inv(inv, pre);
+    F::inv(inv, pre);
 #pragma unroll 1
     for (int q = (int)cnt - 1; q >= 0; q--) {
-        uint4 *pt = points + (j0 + q) * 6, *tm = tmp + ((size_t)q * nthreads + t) * 9;
-        uint32_t zz[EC_N], zzz[EC_N], iq[EC_N];
-        ff_load<EcF>(zz, tm);
-        ff_load<EcF>(zzz, tm + 3);
-        ff_load<EcF>(t1, tm + 6);
-        ff_mul<EcF>(iq, inv, t1);       /* 1 / ZZZ_q */
-        ff_mul<EcF>(inv, inv, zzz);
-        ff_mul<EcF>(t2, iq, zz);        /* 1 / Z */
-        ff_sqr<EcF>(t2, t2);            /* 1 / ZZ */
-        ff_load<EcF>(t1, pt);
-        ff_mul<EcF>(t1, t1, t2);
-        ff_store<EcF>(pt, t1);
-        ff_load<EcF>(t1, pt + 3);
-        ff_mul<EcF>(t1, t1, iq);
-        ff_store<EcF>(pt + 3, t1);
+        uint4 *pt = points + (j0 + q) * A, *tm = tmp + ((size_t)q * nthreads + t) * 3 * E;
+        typename F::E zz, zzz, iq;
+        F::load(zz, tm);
+        F::load(zzz, tm + E);
+        F::load(t1, tm + 2 * E);
+        F::mul(iq, inv, t1);       /* 1 / ZZZ_q */
+        F::mul(inv, inv, zzz);
+        F::mul(t2, iq, zz);        /* 1 / Z */
+        F::sqr(t2, t2);            /* 1 / ZZ */
+        F::load(t1, pt);
+        F::mul(t1, t1, t2);
+        F::store(pt, t1);
+        F::load(t1, pt + E);
+        F::mul(t1, t1, iq);
+        F::store(pt + E, t1);
     }
 }
 

@@ -1,15 +1,20 @@
-/* GPU G1 MSM (cuzk_gpu_g1_msm) against the CPU MSM (cuzk_g1_msm).
+/* GPU G1 and G2 MSM (cuzk_gpu_g1_msm, cuzk_gpu_g2_msm) and the 0/1 bitmap
+ * sums (cuzk_gpu_g*_msm_bits) against the CPU (cuzk_g*_msm,
+ * cuzk_g*_batch_sum_bitmap).
  *
- * Fresh seeded random points and scalars for sizes 1 .. 2^16, several window
- * sizes (forced c exercises every shape of the bucket reduction), a plan
- * used for a prefix of its points, host scalars both pageable and pinned,
- * and edge cases: scalars all 0, all 1, all r - 1, all 2^256 - 1 (taken mod
- * r), small values (empty buckets), one point repeated (equal scalars force
- * the doubling branch of the bucket addition), P and -P with equal scalars
- * (cancellation to infinity), points at infinity. The device-generated
- * points of cuzk_gpu_g1_msm_plan_create_seq are checked through
+ * Fresh seeded random points and scalars for sizes 1 .. 2^16 (G2 to 2^14),
+ * several window sizes (forced c exercises every shape of the bucket
+ * reduction), a plan used for a prefix of its points, host scalars both
+ * pageable and pinned, and edge cases: scalars all 0, all 1, all r - 1, all
+ * 2^256 - 1 (taken mod r), small values (empty buckets), one point repeated
+ * (equal scalars force the doubling branch of the bucket addition), P and -P
+ * with equal scalars (cancellation to infinity), points at infinity. Bitmaps:
+ * densities 0, 1/64, 1/2, 1, runs, sizes not a multiple of 64, P and -P,
+ * repeated points, points at infinity. The device-generated points of
+ * cuzk_gpu_g*_msm_plan_create_seq are checked through
  * sum k_j (B + j S) = [sum k_j] B + [sum j k_j] S.
  *
+ * The two groups run the same checks through a table of functions (grp).
  * CUZK_TEST_QUICK=1 keeps sizes small (for compute-sanitizer). Exit 77
  * (ctest: skipped) without a GPU. Replay with CUZK_SEED=<n>. */
 #include <stdio.h>
@@ -28,15 +33,32 @@
 static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
                                     0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
-/* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
-static void gen_points(cuzk_g1_affine *out, size_t n)
+static cuzk_gpu_ctx *ctx;
+
+static void *xmalloc(size_t n)
 {
-    cuzk_g1_jac *j = malloc(n * sizeof *j), base, step;
-    cuzk_fp *scratch = malloc(n * sizeof *scratch);
-    if (!j || !scratch) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
+    return p;
+}
+
+static void rand_scalar(cuzk_scalar *s)
+{
+    cuzk_fr f;
+    test_rand_fr(&f); /* uniform below r; its raw limbs are as good */
+    memcpy(s->l, f.l, sizeof s->l);
+}
+
+/* ------------------------------------------------- the two groups -- */
+
+/* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
+static void g1_gen(void *out, size_t n)
+{
+    cuzk_g1_jac *j = xmalloc(n * sizeof *j), base, step;
+    cuzk_fp *scratch = xmalloc(n * sizeof *scratch);
     cuzk_fr a, b;
     test_rand_fr(&a);
     test_rand_fr(&b);
@@ -49,93 +71,217 @@ static void gen_points(cuzk_g1_affine *out, size_t n)
     free(scratch);
 }
 
-static void rand_scalar(cuzk_scalar *s)
+static void g2_gen(void *out, size_t n)
 {
-    cuzk_fr f;
-    test_rand_fr(&f); /* uniform below r; its raw limbs are as good */
-    memcpy(s->l, f.l, sizeof s->l);
+    cuzk_g2_jac *j = xmalloc(n * sizeof *j), base, step;
+    cuzk_fp2 *scratch = xmalloc(n * sizeof *scratch);
+    cuzk_fr a, b;
+    test_rand_fr(&a);
+    test_rand_fr(&b);
+    cuzk_g2_from_affine(&base, &CUZK_G2_GENERATOR);
+    cuzk_g2_mul(&j[0], &base, &a);
+    cuzk_g2_mul(&step, &base, &b);
+    for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
+    cuzk_g2_batch_to_affine(out, j, n, scratch);
+    free(j);
+    free(scratch);
 }
 
-static cuzk_gpu_ctx *ctx;
+static cuzk_status g1_cpu(void *r, const void *p, const cuzk_scalar *k, size_t n)
+{
+    return cuzk_g1_msm(r, p, k, n, 0);
+}
+static cuzk_status g2_cpu(void *r, const void *p, const cuzk_scalar *k, size_t n)
+{
+    return cuzk_g2_msm(r, p, k, n, 0);
+}
+static cuzk_status g1_cpu_bits(void *r, const void *p, const uint64_t *b, size_t n)
+{
+    return cuzk_g1_batch_sum_bitmap(r, p, b, n, 0);
+}
+static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t n)
+{
+    return cuzk_g2_batch_sum_bitmap(r, p, b, n, 0);
+}
+static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
+{
+    return cuzk_gpu_g1_msm_plan_create(ctx, pl, p, n, c);
+}
+static cuzk_status g2_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
+{
+    return cuzk_gpu_g2_msm_plan_create(ctx, pl, p, n, c);
+}
+static cuzk_status g1_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
+{
+    return cuzk_gpu_g1_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+}
+static cuzk_status g2_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
+{
+    return cuzk_gpu_g2_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+}
+static cuzk_status g1_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
+{
+    return cuzk_gpu_g1_msm(ctx, pl, k, n, r);
+}
+static cuzk_status g2_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
+{
+    return cuzk_gpu_g2_msm(ctx, pl, k, n, r);
+}
+static cuzk_status g1_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
+{
+    return cuzk_gpu_g1_msm_bits(ctx, pl, b, n, r);
+}
+static cuzk_status g2_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
+{
+    return cuzk_gpu_g2_msm_bits(ctx, pl, b, n, r);
+}
+static int g1_eq(const void *a, const void *b) { return cuzk_g1_jac_eq(a, b); }
+static int g2_eq(const void *a, const void *b) { return cuzk_g2_jac_eq(a, b); }
+static int g1_is_inf(const void *a) { return cuzk_g1_jac_is_inf(a); }
+static int g2_is_inf(const void *a) { return cuzk_g2_jac_is_inf(a); }
+static void g1_neg(void *r, const void *a) { cuzk_g1_affine_neg(r, a); }
+static void g2_neg(void *r, const void *a) { cuzk_g2_affine_neg(r, a); }
+/* r = [m0] b + [m1] s (Montgomery-form multipliers). */
+static void g1_lin(void *r, const void *b, const cuzk_fr *m0, const void *s, const cuzk_fr *m1)
+{
+    cuzk_g1_jac jb, js;
+    cuzk_g1_from_affine(&jb, b);
+    cuzk_g1_from_affine(&js, s);
+    cuzk_g1_mul(&jb, &jb, m0);
+    cuzk_g1_mul(&js, &js, m1);
+    cuzk_g1_add(r, &jb, &js);
+}
+static void g2_lin(void *r, const void *b, const cuzk_fr *m0, const void *s, const cuzk_fr *m1)
+{
+    cuzk_g2_jac jb, js;
+    cuzk_g2_from_affine(&jb, b);
+    cuzk_g2_from_affine(&js, s);
+    cuzk_g2_mul(&jb, &jb, m0);
+    cuzk_g2_mul(&js, &js, m1);
+    cuzk_g2_add(r, &jb, &js);
+}
+
+typedef struct {
+    const char *name;
+    size_t aff, jac;  /* sizeof the affine and Jacobian point */
+    size_t max_n;     /* largest random size tested */
+    void (*gen)(void *out, size_t n);
+    cuzk_status (*cpu)(void *r, const void *p, const cuzk_scalar *k, size_t n);
+    cuzk_status (*cpu_bits)(void *r, const void *p, const uint64_t *b, size_t n);
+    cuzk_status (*plan)(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c);
+    cuzk_status (*plan_seq)(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s);
+    cuzk_status (*gpu)(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r);
+    cuzk_status (*gpu_bits)(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r);
+    int (*eq)(const void *a, const void *b);
+    int (*is_inf)(const void *a);
+    void (*neg)(void *r, const void *a);
+    void (*lin)(void *r, const void *b, const cuzk_fr *m0, const void *s, const cuzk_fr *m1);
+} grp;
+
+static const grp G1 = {"G1", sizeof(cuzk_g1_affine), sizeof(cuzk_g1_jac), 65536, g1_gen,
+                       g1_cpu, g1_cpu_bits, g1_plan, g1_plan_seq, g1_gpu, g1_gpu_bits, g1_eq,
+                       g1_is_inf, g1_neg, g1_lin};
+static const grp G2 = {"G2", sizeof(cuzk_g2_affine), sizeof(cuzk_g2_jac), 16384, g2_gen,
+                       g2_cpu, g2_cpu_bits, g2_plan, g2_plan_seq, g2_gpu, g2_gpu_bits, g2_eq,
+                       g2_is_inf, g2_neg, g2_lin};
+
+#define PT(g, base, i) ((char *)(base) + (size_t)(i) * (g)->aff)
+
+/* ------------------------------------------------------------ checks -- */
 
 /* GPU against CPU for points[0..n) with scalars k; plan holds >= n points
  * equal to points. */
-static void compare(cuzk_gpu_g1_msm_plan *plan, const cuzk_g1_affine *points,
+static void compare(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
                     const cuzk_scalar *k, size_t n, const char *what)
 {
-    cuzk_g1_jac want, got;
+    cuzk_g2_jac want, got; /* room for either group */
     memset(&got, 0xa5, sizeof got); /* poison */
-    cuzk_status st = cuzk_g1_msm(&want, points, k, n, 0);
-    CHECK_MSG(st == CUZK_OK, "cpu msm %s", what);
-    st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
-    CHECK_MSG(st == CUZK_OK, "gpu msm %s n=%zu: %s (%s)", what, n, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+    cuzk_status st = g->cpu(&want, points, k, n);
+    CHECK_MSG(st == CUZK_OK, "%s cpu msm %s", g->name, what);
+    st = g->gpu(plan, k, n, &got);
+    CHECK_MSG(st == CUZK_OK, "%s gpu msm %s n=%zu: %s (%s)", g->name, what, n,
+              cuzk_strerror(st), cuzk_gpu_last_error());
     if (st == CUZK_OK)
-        CHECK_MSG(cuzk_g1_jac_eq(&want, &got), "%s n=%zu c=%u: GPU result differs from CPU",
-                  what, n, cuzk_gpu_g1_msm_plan_window(plan));
+        CHECK_MSG(g->eq(&want, &got), "%s %s n=%zu c=%u: GPU result differs from CPU", g->name,
+                  what, n, cuzk_gpu_msm_plan_window(plan));
 }
 
-static cuzk_gpu_g1_msm_plan *make_plan(const cuzk_g1_affine *points, size_t n, unsigned c)
+static void compare_bits(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
+                         const uint64_t *bits, size_t n, const char *what)
 {
-    cuzk_gpu_g1_msm_plan *plan = NULL;
-    cuzk_status st = cuzk_gpu_g1_msm_plan_create(ctx, &plan, points, n, c);
-    CHECK_MSG(st == CUZK_OK, "plan n=%zu c=%u: %s (%s)", n, c, cuzk_strerror(st),
+    cuzk_g2_jac want, got;
+    memset(&got, 0xa5, sizeof got);
+    cuzk_status st = g->cpu_bits(&want, points, bits, n);
+    CHECK_MSG(st == CUZK_OK, "%s cpu bitmap sum %s", g->name, what);
+    st = g->gpu_bits(plan, bits, n, &got);
+    CHECK_MSG(st == CUZK_OK, "%s gpu bitmap sum %s n=%zu: %s (%s)", g->name, what, n,
+              cuzk_strerror(st), cuzk_gpu_last_error());
+    if (st == CUZK_OK)
+        CHECK_MSG(g->eq(&want, &got), "%s bitmap %s n=%zu: GPU result differs from CPU",
+                  g->name, what, n);
+}
+
+static cuzk_gpu_msm_plan *make_plan(const grp *g, const void *points, size_t n, unsigned c)
+{
+    cuzk_gpu_msm_plan *plan = NULL;
+    cuzk_status st = g->plan(&plan, points, n, c);
+    CHECK_MSG(st == CUZK_OK, "%s plan n=%zu c=%u: %s (%s)", g->name, n, c, cuzk_strerror(st),
               cuzk_gpu_last_error());
     return st == CUZK_OK ? plan : NULL;
 }
 
 /* Random sizes, fresh points and scalars each, automatic window. */
-static void test_sizes(int quick)
+static void test_sizes(const grp *g, int quick)
 {
-    static const size_t sizes[] = {1, 2, 31, 32, 33, 1000, 65536};
+    static const size_t sizes[] = {1, 2, 31, 32, 33, 1000, 16384, 65536};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
-        if (quick && n > 1000) continue;
-        cuzk_g1_affine *p = malloc(n * sizeof *p);
-        cuzk_scalar *k = malloc(n * sizeof *k);
-        gen_points(p, n);
-        cuzk_gpu_g1_msm_plan *plan = make_plan(p, n, 0);
+        if ((quick && n > 1000) || n > g->max_n) continue;
+        void *p = xmalloc(n * g->aff);
+        cuzk_scalar *k = xmalloc(n * sizeof *k);
+        g->gen(p, n);
+        cuzk_gpu_msm_plan *plan = make_plan(g, p, n, 0);
         if (plan) {
             for (int rep = 0; rep < 2; rep++) { /* the plan is reused */
                 for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
-                compare(plan, p, k, n, "random");
+                compare(g, plan, p, k, n, "random");
             }
             /* Pinned host scalars. */
             cuzk_scalar *pk = NULL;
             if (cuzk_gpu_host_alloc((void **)&pk, n * sizeof *pk) == CUZK_OK) {
                 for (size_t i = 0; i < n; i++) rand_scalar(&pk[i]);
-                compare(plan, p, pk, n, "pinned");
+                compare(g, plan, p, pk, n, "pinned");
                 cuzk_gpu_host_free(pk);
             } else {
                 CHECK_MSG(0, "cuzk_gpu_host_alloc");
             }
-            cuzk_gpu_g1_msm_plan_destroy(plan);
+            cuzk_gpu_msm_plan_destroy(plan);
         }
-        printf("  n = %zu: done (%d failures so far)\n", n, test_failures);
+        printf("  %s n = %zu: done (%d failures so far)\n", g->name, n, test_failures);
         free(p);
         free(k);
     }
 }
 
 /* Forced windows on one point set; a plan used for a prefix. */
-static void test_windows(int quick)
+static void test_windows(const grp *g, int quick)
 {
-    size_t n = quick ? 600 : 65536;
+    size_t n = quick ? 600 : g->max_n;
     static const unsigned cs[] = {8, 11, 13, 16, 21};
-    cuzk_g1_affine *p = malloc(n * sizeof *p);
-    cuzk_scalar *k = malloc(n * sizeof *k);
-    gen_points(p, n);
+    void *p = xmalloc(n * g->aff);
+    cuzk_scalar *k = xmalloc(n * sizeof *k);
+    g->gen(p, n);
     for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
         if (quick && cs[ci] > 13) continue;
-        cuzk_gpu_g1_msm_plan *plan = make_plan(p, n, cs[ci]);
+        cuzk_gpu_msm_plan *plan = make_plan(g, p, n, cs[ci]);
         if (!plan) continue;
-        CHECK(cuzk_gpu_g1_msm_plan_window(plan) == cs[ci]);
+        CHECK(cuzk_gpu_msm_plan_window(plan) == cs[ci]);
         for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
-        compare(plan, p, k, n, "forced c");
-        compare(plan, p, k, n / 3 + 1, "prefix");
-        cuzk_gpu_g1_msm_plan_destroy(plan);
+        compare(g, plan, p, k, n, "forced c");
+        compare(g, plan, p, k, n / 3 + 1, "prefix");
+        cuzk_gpu_msm_plan_destroy(plan);
     }
-    printf("  windows: done (%d failures so far)\n", test_failures);
+    printf("  %s windows: done (%d failures so far)\n", g->name, test_failures);
     free(p);
     free(k);
 }
@@ -148,65 +294,129 @@ static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1", "
                                    "repeated point, equal scalars", "repeated point",
                                    "P, -P pairs", "some infinity", "all infinity"};
 
-static void test_edges(int quick)
+/* Point set `base` changed as edge case e needs (into p); scalars too. */
+static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_scalar *k, size_t n)
 {
-    size_t n = quick ? 200 : 1000;
-    cuzk_g1_affine *base = malloc(n * sizeof *base), *p = malloc(n * sizeof *p);
-    cuzk_scalar *k = malloc(n * sizeof *k);
-    gen_points(base, n);
-    for (int e = 0; e < E_COUNT; e++) {
-        memcpy(p, base, n * sizeof *p);
-        cuzk_scalar one_k;
-        rand_scalar(&one_k);
-        for (size_t i = 0; i < n; i++) {
-            rand_scalar(&k[i]);
-            switch (e) {
-            case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
-            case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
-            case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
-            case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
-            case E_SMALL: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = i % 7; break;
-            case E_REPEAT_EQ: p[i] = base[0]; k[i] = one_k; break;
-            case E_REPEAT: p[i] = base[i % 3]; break;
-            case E_NEGPAIR:
-                if (i & 1) {
-                    cuzk_g1_affine_neg(&p[i], &p[i - 1]);
-                    k[i] = k[i - 1];
-                }
-                break;
-            case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
-            case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
-            default: break;
+    memcpy(p, base, n * g->aff);
+    cuzk_scalar one_k;
+    rand_scalar(&one_k);
+    for (size_t i = 0; i < n; i++) {
+        rand_scalar(&k[i]);
+        switch (e) {
+        case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
+        case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
+        case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
+        case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
+        case E_SMALL: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = i % 7; break;
+        case E_REPEAT_EQ: memcpy(PT(g, p, i), base, g->aff); k[i] = one_k; break;
+        case E_REPEAT: memcpy(PT(g, p, i), PT(g, base, i % 3), g->aff); break;
+        case E_NEGPAIR:
+            if (i & 1) {
+                g->neg(PT(g, p, i), PT(g, p, i - 1));
+                k[i] = k[i - 1];
             }
-        }
-        cuzk_gpu_g1_msm_plan *plan = make_plan(p, n, e & 1 ? 8 : 0);
-        if (plan) {
-            compare(plan, p, k, n, edge_names[e]);
-            if (e == E_ZERO || e == E_NEGPAIR || e == E_ALLINF) {
-                cuzk_g1_jac got;
-                if (cuzk_gpu_g1_msm(ctx, plan, k, n, &got) == CUZK_OK)
-                    CHECK_MSG(cuzk_g1_jac_is_inf(&got), "%s: not infinity", edge_names[e]);
-            }
-            cuzk_gpu_g1_msm_plan_destroy(plan);
+            break;
+        case E_INF: if (i % 3 == 1) memset(PT(g, p, i), 0, g->aff); break;
+        case E_ALLINF: memset(PT(g, p, i), 0, g->aff); break;
+        default: break;
         }
     }
-    printf("  edge cases: done (%d failures so far)\n", test_failures);
+}
+
+static void test_edges(const grp *g, int quick)
+{
+    size_t n = quick ? 200 : 1000;
+    void *base = xmalloc(n * g->aff), *p = xmalloc(n * g->aff);
+    cuzk_scalar *k = xmalloc(n * sizeof *k);
+    g->gen(base, n);
+    for (int e = 0; e < E_COUNT; e++) {
+        edge_points(g, e, base, p, k, n);
+        cuzk_gpu_msm_plan *plan = make_plan(g, p, n, e & 1 ? 8 : 0);
+        if (plan) {
+            compare(g, plan, p, k, n, edge_names[e]);
+            if (e == E_ZERO || e == E_NEGPAIR || e == E_ALLINF) {
+                cuzk_g2_jac got;
+                if (g->gpu(plan, k, n, &got) == CUZK_OK)
+                    CHECK_MSG(g->is_inf(&got), "%s %s: not infinity", g->name, edge_names[e]);
+            }
+            cuzk_gpu_msm_plan_destroy(plan);
+        }
+    }
+    printf("  %s edge cases: done (%d failures so far)\n", g->name, test_failures);
     free(base);
     free(p);
     free(k);
 }
 
+/* Bitmap sums: densities, runs, sizes around word and thread boundaries,
+ * and the point-set edge cases (repeats, P and -P, infinity). */
+static void test_bits(const grp *g, int quick)
+{
+    size_t nmax = quick ? 1000 : g->max_n;
+    void *base = xmalloc(nmax * g->aff), *p = xmalloc(nmax * g->aff);
+    cuzk_scalar *k = xmalloc(nmax * sizeof *k);
+    uint64_t *bits = xmalloc((nmax + 63) / 64 * 8);
+    g->gen(base, nmax);
+    cuzk_gpu_msm_plan *plan = make_plan(g, base, nmax, 0);
+    if (plan) {
+        static const size_t sizes[] = {1, 63, 64, 65, 255, 256, 257, 1000, 16384, 65536};
+        static const char *dens[] = {"none", "1/64", "1/2", "all", "runs"};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si];
+            if (n > nmax) continue;
+            for (int d = 0; d < 5; d++) {
+                for (size_t w = 0; w < (n + 63) / 64; w++) {
+                    uint64_t r = test_rand64(), x = 0;
+                    switch (d) {
+                    case 0: x = 0; break;
+                    case 1: x = (uint64_t)1 << (r & 63); break;
+                    case 2: x = r; break;
+                    case 3: x = ~(uint64_t)0; break;
+                    case 4: x = (w / 3) & 1 ? ~(uint64_t)0 : 0; break;
+                    }
+                    /* Garbage beyond n must be ignored. */
+                    bits[w] = x;
+                }
+                if (n & 63) bits[n / 64] |= ~(((uint64_t)1 << (n & 63)) - 1);
+                compare_bits(g, plan, base, bits, n, dens[d]);
+            }
+        }
+        cuzk_gpu_msm_plan_destroy(plan);
+    }
+    /* Point-set edge cases with every bit set and with half. */
+    size_t n = quick ? 300 : 1000;
+    for (int e = E_REPEAT_EQ; e < E_COUNT; e++) {
+        edge_points(g, e, base, p, k, n);
+        cuzk_gpu_msm_plan *pl = make_plan(g, p, n, 0);
+        if (!pl) continue;
+        for (size_t w = 0; w < (n + 63) / 64; w++) bits[w] = ~(uint64_t)0;
+        compare_bits(g, pl, p, bits, n, edge_names[e]);
+        for (size_t w = 0; w < (n + 63) / 64; w++) bits[w] = test_rand64();
+        compare_bits(g, pl, p, bits, n, edge_names[e]);
+        cuzk_gpu_msm_plan_destroy(pl);
+    }
+    printf("  %s bitmaps: done (%d failures so far)\n", g->name, test_failures);
+    free(base);
+    free(p);
+    free(k);
+    free(bits);
+}
+
 /* Points made on the device: B + j S. */
-static void test_seq(int quick)
+static void test_seq(const grp *g, int quick)
 {
     size_t n = quick ? 100 : 5000; /* > one generation thread, not a multiple of 32 */
-    cuzk_g1_affine bs[2];
-    gen_points(bs, 2);
-    cuzk_gpu_g1_msm_plan *plan = NULL;
-    cuzk_status st = cuzk_gpu_g1_msm_plan_create_seq(ctx, &plan, n, 0, &bs[0], &bs[1]);
-    CHECK_MSG(st == CUZK_OK, "seq plan: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
-    if (!plan) return;
-    cuzk_scalar *k = malloc(n * sizeof *k);
+    void *bs = xmalloc(2 * g->aff);
+    g->gen(bs, 2);
+    cuzk_gpu_msm_plan *plan = NULL;
+    cuzk_status st = g->plan_seq(&plan, n, bs, PT(g, bs, 1));
+    CHECK_MSG(st == CUZK_OK, "%s seq plan: %s (%s)", g->name, cuzk_strerror(st),
+              cuzk_gpu_last_error());
+    if (!plan) {
+        free(bs);
+        return;
+    }
+    cuzk_scalar *k = xmalloc(n * sizeof *k);
     for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
     /* S0 = sum k_j, S1 = sum j k_j = sum_{j >= 1} (sum_{i >= j} k_i), mod r;
      * addition mod r is the same on canonical and Montgomery values. */
@@ -219,40 +429,54 @@ static void test_seq(int quick)
     cuzk_fr m0, m1;
     CHECK(cuzk_fr_from_limbs(&m0, s0.l) == CUZK_OK);
     CHECK(cuzk_fr_from_limbs(&m1, s1.l) == CUZK_OK);
-    cuzk_g1_jac jb, js, want, got;
-    cuzk_g1_from_affine(&jb, &bs[0]);
-    cuzk_g1_from_affine(&js, &bs[1]);
-    cuzk_g1_mul(&jb, &jb, &m0);
-    cuzk_g1_mul(&js, &js, &m1);
-    cuzk_g1_add(&want, &jb, &js);
-    st = cuzk_gpu_g1_msm(ctx, plan, k, n, &got);
-    CHECK_MSG(st == CUZK_OK, "seq msm: %s", cuzk_strerror(st));
-    if (st == CUZK_OK) CHECK_MSG(cuzk_g1_jac_eq(&want, &got), "seq plan n=%zu: wrong sum", n);
-    cuzk_gpu_g1_msm_plan_destroy(plan);
+    cuzk_g2_jac want, got;
+    g->lin(&want, bs, &m0, PT(g, bs, 1), &m1);
+    st = g->gpu(plan, k, n, &got);
+    CHECK_MSG(st == CUZK_OK, "%s seq msm: %s", g->name, cuzk_strerror(st));
+    if (st == CUZK_OK)
+        CHECK_MSG(g->eq(&want, &got), "%s seq plan n=%zu: wrong sum", g->name, n);
+    cuzk_gpu_msm_plan_destroy(plan);
     free(k);
-    printf("  generated points: done (%d failures so far)\n", test_failures);
+    free(bs);
+    printf("  %s generated points: done (%d failures so far)\n", g->name, test_failures);
 }
 
 static void test_misuse(void)
 {
     cuzk_g1_affine p[4];
+    cuzk_g2_affine q[4];
     cuzk_scalar k[4];
-    gen_points(p, 4);
+    uint64_t bits[1] = {0xf};
+    g1_gen(p, 4);
+    g2_gen(q, 4);
     for (int i = 0; i < 4; i++) rand_scalar(&k[i]);
-    cuzk_gpu_g1_msm_plan *plan = NULL;
+    cuzk_gpu_msm_plan *plan = NULL, *plan2 = NULL;
     CHECK(cuzk_gpu_g1_msm_plan_create(ctx, &plan, p, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_g1_msm_plan_create(ctx, &plan, p, 4, 7) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g2_msm_plan_create(ctx, &plan, q, 4, 24) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
-    plan = make_plan(p, 4, 0);
-    if (!plan) return;
-    cuzk_g1_jac r;
-    CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 5, &r) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 0, &r) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
-    cuzk_gpu_msm_timing tm;
-    CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 4, &r) == CUZK_OK);
-    CHECK(cuzk_gpu_g1_msm_plan_timing(plan, &tm) == CUZK_OK && tm.total > 0);
-    cuzk_gpu_g1_msm_plan_destroy(plan);
-    cuzk_gpu_g1_msm_plan_destroy(NULL);
+    plan = make_plan(&G1, p, 4, 0);
+    plan2 = make_plan(&G2, q, 4, 0);
+    if (plan && plan2) {
+        cuzk_g1_jac r;
+        cuzk_g2_jac r2;
+        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 5, &r) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan, bits, 5, &r) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 0, &r) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
+        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan, bits, 0, &r) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
+        /* A plan of the other group. */
+        CHECK(cuzk_gpu_g2_msm(ctx, plan, k, 4, &r2) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm(ctx, plan2, k, 4, &r) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan2, bits, 4, &r) == CUZK_ERR_INVALID_ARGUMENT);
+        cuzk_gpu_msm_timing tm;
+        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 4, &r) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_plan_timing(plan, &tm) == CUZK_OK && tm.total > 0);
+        CHECK(cuzk_gpu_g2_msm_bits(ctx, plan2, bits, 4, &r2) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_plan_timing(plan2, &tm) == CUZK_OK && tm.total > 0);
+    }
+    cuzk_gpu_msm_plan_destroy(plan);
+    cuzk_gpu_msm_plan_destroy(plan2);
+    cuzk_gpu_msm_plan_destroy(NULL);
 }
 
 int main(void)
@@ -266,10 +490,14 @@ int main(void)
     }
     int quick = getenv("CUZK_TEST_QUICK") != NULL;
     test_misuse();
-    test_sizes(quick);
-    test_windows(quick);
-    test_edges(quick);
-    test_seq(quick);
+    const grp *groups[2] = {&G1, &G2};
+    for (int gi = 0; gi < 2; gi++) {
+        test_sizes(groups[gi], quick);
+        test_windows(groups[gi], quick);
+        test_edges(groups[gi], quick);
+        test_bits(groups[gi], quick);
+        test_seq(groups[gi], quick);
+    }
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }
