@@ -446,7 +446,8 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     }
     printf("sppark = sppark's time / our device time (> 1: faster); target = our device time /"
            " the issue's target (<= 1 meets it)%s\n",
-           mode.bits ? "; 0/1 scalars: accum = first level, reduce = the later levels" : "");
+           mode.bits ? ";\n0/1 scalars: sort = popcounts + prefix sum, accum = the balanced partial"
+                       " sums, reduce = folding them" : "");
     free(stage);
     free(wall);
     free(tmp);

@@ -146,7 +146,8 @@ cuzk_status cuzk_gpu_imad_probe(cuzk_gpu_ctx *ctx, int kind, unsigned iters,
  *
  * For 0/1 scalars (a witness's bits) the _bits functions sum the points
  * whose bit is set, with no digits, sort or buckets: one mixed addition per
- * set bit, then a tree of partial sums.
+ * set bit, in equal shares per thread (a prefix sum of the bitmap's
+ * popcounts), then a tree of partial sums.
  *
  * A plan holds a fixed point set of one group (a proving key's bases) and
  * every buffer an MSM over it needs, allocated once in device memory when
@@ -166,10 +167,11 @@ typedef enum { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
 
 /* Device time of the last MSM call on a plan, milliseconds, from CUDA events
  * on the context's stream: scalar (or bitmap) upload (0 for device input),
- * digits (and bucket clearing), sort, accumulate (with the combination of
- * split buckets; the bitmap sum's first level), reduce (the bitmap sum's
- * later levels); total = their sum (the final copy and the host's last
- * additions are not included). */
+ * digits (and bucket clearing), sort (a bitmap sum: counting and the prefix
+ * sum), accumulate (with the combination of split buckets; a bitmap sum:
+ * the balanced partial sums), reduce (a bitmap sum: folding the partials);
+ * total = their sum (the final copy and the host's last additions are not
+ * included). */
 typedef struct {
     float upload, digits, sort, accumulate, reduce, total;
 } cuzk_gpu_msm_timing;

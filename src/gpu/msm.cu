@@ -88,13 +88,29 @@ __global__ void __launch_bounds__(256) msm_reduce2_kernel(msm_geom g, const uint
     if (t == 0) msm_reduce2_finish<F>(g, tree, win, w);
 }
 
+__global__ void msm_live_kernel(const uint8_t *inf, size_t n, uint64_t *live, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_live_thread(inf, n, live, w);
+}
+
+__global__ void msm_bits_count_kernel(const uint64_t *bits, const uint64_t *live, size_t n,
+                                      uint32_t *cnt, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_bits_count_thread(bits, live, n, cnt, w);
+}
+
 template <class F>
-__global__ void msm_bits_kernel(const uint64_t *bits, size_t n, const uint4 *points,
-                                const uint8_t *inf, uint4 *partial, size_t nthreads)
+__global__ void msm_bits_kernel(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
+                                const uint32_t *off, size_t nw, const uint4 *points,
+                                uint4 *partial, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_bits_thread<F>(bits, n, points, inf, partial, t);
+    msm_bits_thread<F>(bits, live, cnt, off, nw, points, partial, t);
 }
 
 template <class F>
@@ -129,6 +145,7 @@ struct cuzk_gpu_msm_plan {
     size_t mem_bytes;
     uint4 *points;         /* n affine points */
     uint8_t *inf;          /* n flags */
+    uint64_t *live;        /* ceil(n / 64) words: bit i = point i is not infinity */
     uint4 *scalars;        /* n scalars (staging for host input; also bitmaps) */
     uint32_t *keys[2], *vals[2]; /* nwin n each: sort input/output buffers */
     void *sort_tmp;
@@ -247,13 +264,20 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     cuzk_status st = CUZK_OK;
     cudaError_t e = cudaSuccess;
     {
-        /* CUB's scratch for the largest sort. */
+        /* CUB's scratch for the largest sort, and for the bitmap sum's scan
+         * (the same memory: the two never run at once). */
         cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
         e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp_bytes, dk, dv, (uint32_t)m, 0,
                                             (int)g.keybits, ctx->stream);
+        size_t scan_bytes = 0;
+        if (e == cudaSuccess)
+            e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint32_t *)nullptr,
+                                              (uint32_t *)nullptr, (int)((n + 63) / 64),
+                                              ctx->stream);
+        if (scan_bytes > p->sort_tmp_bytes) p->sort_tmp_bytes = scan_bytes;
     }
     size_t X = p->xyzz_bytes;
-    size_t sz[11] = {
+    size_t sz[12] = {
         n * p->aff_bytes,                    /* points */
         n,                                   /* inf */
         n * 32,                              /* scalars */
@@ -261,10 +285,11 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
         p->sort_tmp_bytes,
         (size_t)g.nwin * g.nb * X,           /* buckets */
         2 * p->nchunks_max * X,              /* pieces */
-        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * X /* seg, tree, win */
+        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * X, /* seg, tree, win */
+        (n + 63) / 64 * 8                    /* live */
     };
-    size_t off[11], total = 0;
-    for (int i = 0; i < 11; i++) off[i] = total, total += align256(sz[i]);
+    size_t off[12], total = 0;
+    for (int i = 0; i < 12; i++) off[i] = total, total += align256(sz[i]);
     size_t nhost = g.nwin > MSM_HOST_SUMS ? g.nwin : MSM_HOST_SUMS;
     if (e == cudaSuccess) e = cudaMalloc(&p->mem, total);
     if (e == cudaSuccess) e = cudaMallocHost(&p->win_host, nhost * X);
@@ -287,6 +312,7 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     p->buckets = (uint4 *)(b + off[8]);
     p->pieces = (uint4 *)(b + off[9]);
     p->seg = (uint4 *)(b + off[10]);
+    p->live = (uint64_t *)(b + off[11]);
     p->tree = (uint4 *)((char *)p->seg + (size_t)2 * g.nwin * g.t1 * X);
     p->win = (uint4 *)((char *)p->tree + (size_t)3 * g.nwin * g.t2 * X);
     *out = p;
@@ -298,15 +324,18 @@ static unsigned blocks_for(size_t threads, unsigned block)
     return (unsigned)((threads + block - 1) / block);
 }
 
-/* Marks the points at infinity; then waits for the stream. */
+/* Marks the points at infinity (inf, live); then waits for the stream. */
 static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
 {
+    size_t nw = (p->n + 63) / 64;
     if (p->group == CUZK_GPU_G1)
         msm_inf_kernel<EcFp><<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n,
                                                                                  p->inf);
     else
         msm_inf_kernel<EcFp2><<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n,
                                                                                   p->inf);
+    CUZK_CUDA_TRY_LAUNCH();
+    msm_live_kernel<<<blocks_for(nw, 256), 256, 0, p->ctx->stream>>>(p->inf, p->n, p->live, nw);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaStreamSynchronize(p->ctx->stream));
     return CUZK_OK;
@@ -578,14 +607,23 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     if (st != CUZK_OK) return st;
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_UPLOAD], s));
 
-    /* Level 0 writes its partials into pieces; each later level folds
-     * MSM_SUM_FAN of them into the other end of the same array (the pieces
-     * hold 2 nchunks_max >= 2 nwin n / 256 points, far more than the n / 256
+    /* Counts into keys[0], offsets into keys[1] (free outside an MSM); the
+     * partials into pieces, and each later level folds MSM_SUM_FAN of them
+     * into the other end of the same array (the pieces hold
+     * 2 nchunks_max >= 2 nwin n / 256 points, more than the n / 128
      * partials plus their sums). */
     constexpr int X = ec_xyzz<F>::U4;
-    size_t m = ((n + 63) / 64 + MSM_BITS_WORDS - 1) / MSM_BITS_WORDS;
+    size_t nw = (n + 63) / 64;
+    const uint64_t *bm = (const uint64_t *)src;
+    msm_bits_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n, p->keys[0], nw);
+    CUZK_CUDA_TRY_LAUNCH();
+    size_t tmp_bytes = p->sort_tmp_bytes;
+    CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(p->sort_tmp, tmp_bytes, p->keys[0], p->keys[1],
+                                                (int)nw, s));
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_SORT], s));
+    size_t m = (n + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
     msm_bits_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-        (const uint64_t *)src, n, p->points, p->inf, p->pieces, m);
+        bm, p->live, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
     uint4 *in = p->pieces, *out = p->pieces + m * X;
@@ -601,14 +639,16 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
     CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, in, m * p->xyzz_bytes, cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_TRY(cudaStreamSynchronize(s));
-    float up, acc, red;
+    float up, cnt, acc, red;
     CUZK_CUDA_TRY(cudaEventElapsedTime(&up, p->ev[EV_START], p->ev[EV_UPLOAD]));
-    CUZK_CUDA_TRY(cudaEventElapsedTime(&acc, p->ev[EV_UPLOAD], p->ev[EV_ACC]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&cnt, p->ev[EV_UPLOAD], p->ev[EV_SORT]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&acc, p->ev[EV_SORT], p->ev[EV_ACC]));
     CUZK_CUDA_TRY(cudaEventElapsedTime(&red, p->ev[EV_ACC], p->ev[EV_REDUCE]));
     p->last.upload = up;
+    p->last.sort = cnt;
     p->last.accumulate = acc;
     p->last.reduce = red;
-    p->last.total = up + acc + red;
+    p->last.total = up + cnt + acc + red;
     *left = m;
     return CUZK_OK;
 }

@@ -342,14 +342,18 @@ FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *
 /* ------------------------------------------------- 0/1 scalars: bitmaps --
  *
  * sum_{i < n, bit i set} P_i: the sum of the bases of scalar-one entries
- * (a witness's bits), with no digits, no sort and no buckets. Thread t sums
- * the points of bitmap words [t MSM_BITS_WORDS, (t + 1) MSM_BITS_WORDS) into
- * one XYZZ partial (mixed additions, as many as it has set bits); then
- * msm_sum_thread folds MSM_SUM_FAN partials into one, level by level, until
- * few enough are left for the host. At random bits the work per thread is
- * even; a bitmap with long runs of zeros only makes some threads finish
- * early. */
-#define MSM_BITS_WORDS 4u /* 256 points, ~128 additions a thread at density 1/2 */
+ * (a witness's bits), with no digits, no sort and no buckets, and balanced
+ * like the accumulation above: every thread does the same number of mixed
+ * additions whatever the bitmap looks like.
+ *  1. count   cnt[w] = the usable bits of word w: set in the bitmap and in
+ *             the plan's `live` map (point not at infinity, index < n).
+ *  2. scan    off = exclusive prefix sums of cnt (CUB).
+ *  3. sum     thread t takes usable bits [t K, t K + K) in index order
+ *             (K = MSM_BITS_PER_THREAD): it finds its first word by binary
+ *             search in off and sums the points into one XYZZ partial.
+ *  4. fold    msm_sum_thread adds MSM_SUM_FAN partials into one, level by
+ *             level, until few enough are left for the host. */
+#define MSM_BITS_PER_THREAD 128u
 #define MSM_SUM_FAN 32u
 
 FF_INLINE unsigned msm_ctz64(uint64_t x) /* x != 0 */
@@ -361,20 +365,66 @@ FF_INLINE unsigned msm_ctz64(uint64_t x) /* x != 0 */
 #endif
 }
 
-template <class F>
-FF_INLINE void msm_bits_thread(const uint64_t *bits, size_t n, const uint4 *points,
-                               const uint8_t *inf, uint4 *partial, size_t t)
+FF_INLINE uint32_t msm_popc64(uint64_t x)
 {
-    size_t w0 = t * MSM_BITS_WORDS, nw = (n + 63) / 64;
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__popcll(x);
+#else
+    return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
+/* live word w: bit j set iff point 64 w + j exists (< n) and is not (0, 0). */
+FF_INLINE void msm_live_thread(const uint8_t *inf, size_t n, uint64_t *live, size_t w)
+{
+    uint64_t v = 0;
+    for (unsigned j = 0; j < 64; j++) {
+        size_t i = w * 64 + j;
+        if (i < n && !inf[i]) v |= (uint64_t)1 << j;
+    }
+    live[w] = v;
+}
+
+/* cnt[w] for the first n points (the bits of word w from n on are masked:
+ * the caller's bitmap may hold anything there). */
+FF_INLINE void msm_bits_count_thread(const uint64_t *bits, const uint64_t *live, size_t n,
+                                     uint32_t *cnt, size_t w)
+{
+    uint64_t b = bits[w] & live[w];
+    if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
+    cnt[w] = msm_popc64(b);
+}
+
+template <class F>
+FF_INLINE void msm_bits_thread(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
+                               const uint32_t *off, size_t nw, const uint4 *points,
+                               uint4 *partial, size_t t)
+{
     ec_xyzz<F> acc;
     ec_set_inf<F>(acc);
-    for (size_t w = w0; w < w0 + MSM_BITS_WORDS && w < nw; w++) {
-        uint64_t b = bits[w];
-        if (w == nw - 1 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
-        while (b) {
+    uint32_t total = off[nw - 1] + cnt[nw - 1];
+    uint64_t first = (uint64_t)t * MSM_BITS_PER_THREAD;
+    if (first < total) {
+        /* The last word w with off[w] <= first: it holds the first bit (words
+         * with no usable bits share their offset with the next word). */
+        size_t lo = 0, hi = nw;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (off[mid] <= first) lo = mid;
+            else hi = mid;
+        }
+        size_t w = lo;
+        uint64_t b = bits[w] & live[w] & (cnt[w] ? ~(uint64_t)0 : 0);
+        for (uint32_t skip = (uint32_t)first - off[w]; skip; skip--) b &= b - 1;
+        uint32_t left = total - (uint32_t)first;
+        if (left > MSM_BITS_PER_THREAD) left = MSM_BITS_PER_THREAD;
+        for (; left; left--) {
+            while (!b) {
+                w++;
+                b = cnt[w] ? bits[w] & live[w] : 0;
+            }
             size_t i = w * 64 + msm_ctz64(b);
             b &= b - 1;
-            if (inf[i]) continue;
             ec_aff<F> p;
             ec_load_aff<F>(p, points + i * ec_aff<F>::U4);
             ec_madd<F>(acc, p);
