@@ -166,10 +166,10 @@ static void compiled_mode(const uint8_t *data, size_t size)
     }
     if (edits) {
         uint64_t bh;
-        if (pce_body_hash(&bh, img + PCE_HEADER_BYTES, n - PCE_HEADER_BYTES, 1) == CUZK_OK) {
+        if (cuzk_body_hash(&bh, img + PCE_HEADER_BYTES, n - PCE_HEADER_BYTES, 1) == CUZK_OK) {
             pce_wr64(img + H_BODY_HASH, bh);
             memset(img + H_HEADER_HASH, 0, 8);
-            pce_wr64(img + H_HEADER_HASH, pce_xxh64(img, PCE_HEADER_BYTES, 0));
+            pce_wr64(img + H_HEADER_HASH, cuzk_xxh64(img, PCE_HEADER_BYTES, 0));
         }
         try_open(img, n, 0);
         try_open(img, n / 2 + (n % 7), 0);

@@ -105,7 +105,8 @@ const cuzk_circuit_info *cuzk_circuit_describe(const cuzk_circuit *c);
  * m gets the matrices (caller frees with cuzk_matrices_free), shape the
  * counts (inputs with ONE, aux bits and fields, constraints). The values
  * come from a job derived from seed 0, partition 0. Single-threaded: about
- * 3.5 M constraints/s for SHA-256, slower for Poseidon. */
+ * 3.5 M constraints/s for SHA-256, ~0.4 M/s for the Poseidon-heavy ids
+ * (the Poseidon hash replays a per-parameter template, gadgets.h). */
 cuzk_status cuzk_circuit_record(cuzk_circuit *c, cuzk_matrices *m, cuzk_cs_shape *shape,
                                 char *err);
 

@@ -169,6 +169,11 @@ typedef struct {
     unsigned t, rounds_full, rounds_partial;
     cuzk_fr *rc;  /* (rounds_full + rounds_partial) * t, round by round */
     cuzk_fr *mds; /* t * t, row-major: new s_i = sum_j mds[i t + j] s_j */
+    /* Private (src/gadgets/poseidon.c): the constraints of the hash gadget,
+     * built once by cuzk_poseidon_init and replayed by every recording of a
+     * hash. NULL (a hand-filled struct) records the slow way, with the same
+     * result. */
+    struct cuzk_poseidon_tpl *tpl_;
 } cuzk_poseidon;
 
 /* Builds the constants (allocates; free with cuzk_poseidon_free). 2 <= t

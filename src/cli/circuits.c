@@ -18,7 +18,7 @@
 #include "cli.h"
 
 /* --size: "full", 0, or 10..27 (log2 of the constraints a partition). */
-static int parse_size(const char *arg, unsigned *out)
+int cli_parse_size(const char *arg, unsigned *out)
 {
     if (!strcmp(arg, "full")) {
         *out = 0;
@@ -26,7 +26,7 @@ static int parse_size(const char *arg, unsigned *out)
     }
     char *end;
     unsigned long v = strtoul(arg, &end, 10);
-    if (!*arg || *end || (v != 0 && (v < 10 || v > 27))) {
+    if (!*arg || *end || arg[0] == '-' || (v != 0 && (v < 10 || v > 27))) {
         cli_fail("--size", "expects full, 0 or a log2 size 10..27");
         return 0;
     }
@@ -34,7 +34,7 @@ static int parse_size(const char *arg, unsigned *out)
     return 1;
 }
 
-static int parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out)
+int cli_parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out)
 {
     char *end;
     unsigned long long v = strtoull(arg, &end, 10);
@@ -46,6 +46,100 @@ static int parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *
     return 1;
 }
 
+/* ------------------------------------------------- witness of a circuit -- */
+
+int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
+                        cli_circuit_witness_out *out)
+{
+    memset(out, 0, sizeof *out);
+    int ok = 0;
+    char err[CUZK_ERRMSG_LEN], *json = NULL;
+    cuzk_circuit *ci = NULL;
+    cuzk_blob b = {0};
+    cuzk_cs cs = {0};
+    size_t len = 0;
+    if (cuzk_circuit_open(&ci, job->id, job->size, err) != CUZK_OK) {
+        cli_fail("--circuit", err);
+        goto out;
+    }
+    const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+    if (job->inputs) {
+        if (!cli_read_file(&b, job->inputs)) goto out;
+        json = (char *)b.data;
+        len = b.size;
+    } else if (cuzk_circuit_inputs_json(ci, job->seed, (unsigned)job->partition, &json, err) !=
+               CUZK_OK) {
+        cli_fail("--partition", err);
+        goto out;
+    } else {
+        len = strlen(json);
+    }
+    if (!quiet)
+        fprintf(stderr, "computing the witness of %s (~%llu constraints)...\n", job->id,
+                (unsigned long long)in->n_constraints);
+    double t0 = cli_now_ms();
+    if (cuzk_circuit_witness(ci, json, len, &cs, threads, err) != CUZK_OK) {
+        cli_fail(job->inputs ? job->inputs : job->id, err);
+        goto out;
+    }
+    out->witness_ms = cli_now_ms() - t0;
+    cuzk_cs_get_shape(&cs, &out->shape);
+    out->n = (size_t)out->shape.n_inputs + out->shape.n_aux;
+    out->est_constraints = in->n_constraints;
+    out->w = malloc(out->n * sizeof *out->w);
+    if (!out->w || cuzk_cs_witness(&cs, out->w, out->n) != CUZK_OK) {
+        cli_fail("witness", "out of memory for the dense witness");
+        free(out->w);
+        out->w = NULL;
+        goto out;
+    }
+    ok = 1;
+out:
+    if (!job->inputs) free(json);
+    cuzk_cs_free(&cs);
+    cuzk_blob_release(&b);
+    cuzk_circuit_close(ci);
+    return ok;
+}
+
+/* ceil(log2(n)) for n >= 1; the domain setup and the prover use holds
+ * max(n, 2) rows. */
+static unsigned log2_ceil(uint64_t n)
+{
+    unsigned k = 1;
+    while (((uint64_t)1 << k) < n) k++;
+    return k;
+}
+
+int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_circuit_job *job,
+                          const cli_circuit_witness_out *wit)
+{
+    char what[96], size[16];
+    snprintf(size, sizeof size, job->size ? "2^%u" : "full size", job->size);
+    snprintf(what, sizeof what, "%s at %s", job->id, size);
+    uint32_t n_in = wit->shape.n_inputs;
+    if ((size_t)pk->n_vars != wit->n || pk->n_public + 1 != n_in) {
+        fprintf(stderr, "cuzk: %s: the key has %u variables (%u public) but %s has %zu (%u "
+                "public): the key is for another circuit or size\n", key, pk->n_vars,
+                pk->n_public, what, wit->n, n_in - 1);
+        return 0;
+    }
+    /* The exact constraint count is known only to a recording; the
+     * estimate is within a few rows of it. A key whose domain cannot be
+     * the circuit's is refused here; one with the right counts but other
+     * constraints fails the prover's self-check. */
+    uint64_t est = wit->est_constraints, tol = est / 100 + 16;
+    unsigned lo = log2_ceil(est > tol ? est - tol + n_in : 2),
+             hi = log2_ceil(est + tol + n_in);
+    if (pk->log_domain < lo || pk->log_domain > hi) {
+        fprintf(stderr, "cuzk: %s: the key's domain is 2^%u but %s (~%llu constraints) needs "
+                "2^%u: the key is for another circuit or size\n", key, pk->log_domain, what,
+                (unsigned long long)est, log2_ceil(est + n_in));
+        return 0;
+    }
+    return 1;
+}
+
 int cmd_circuits(int argc, char **argv)
 {
     unsigned size = 0;
@@ -54,7 +148,7 @@ int cmd_circuits(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 's') {
-            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
         } else if (c == 'h') {
             printf("usage: cuzk circuits [--size N]\n  Lists the built-in circuits (synthetic "
                    "Filecoin-shaped workloads) at full size or 2^N.\n");
@@ -95,7 +189,7 @@ int cmd_compile(int argc, char **argv)
         switch (c) {
         case 'c': id = optarg; break;
         case 's':
-            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
             break;
         case 'r': r1cs_path = optarg; break;
         case 'o': out = optarg; break;
@@ -308,15 +402,15 @@ int cmd_witness(int argc, char **argv)
         switch (c) {
         case 'c': id = optarg; break;
         case 's':
-            if (!parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
             break;
         case 'i': inputs = optarg; break;
         case 'S':
-            if (!parse_u64("--seed", optarg, INT64_MAX, &seed)) return EXIT_UNUSABLE;
+            if (!cli_parse_u64("--seed", optarg, INT64_MAX, &seed)) return EXIT_UNUSABLE;
             have_seed = 1;
             break;
         case 'p':
-            if (!parse_u64("--partition", optarg, 1u << 20, &partition)) return EXIT_UNUSABLE;
+            if (!cli_parse_u64("--partition", optarg, 1u << 20, &partition)) return EXIT_UNUSABLE;
             break;
         case 'o': out = optarg; break;
         case 't':
@@ -337,42 +431,14 @@ int cmd_witness(int argc, char **argv)
     if (!id || !out) return cli_fail("witness", "--circuit and --out are required");
     if (!inputs == !have_seed) return cli_fail("witness", "give exactly one of --inputs and --seed");
     int rc = EXIT_UNUSABLE;
-    char err[CUZK_ERRMSG_LEN], *json = NULL;
-    cuzk_circuit *ci = NULL;
-    cuzk_blob b = {0};
-    cuzk_cs cs = {0};
-    cuzk_fr *w = NULL;
+    char err[CUZK_ERRMSG_LEN];
     uint8_t *img = NULL;
-    size_t len = 0, img_len = 0;
+    size_t img_len = 0;
     double t0 = cli_now_ms();
-    if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
-        cli_fail("--circuit", err);
-        goto out;
-    }
-    if (inputs) {
-        if (!cli_read_file(&b, inputs)) goto out;
-        json = (char *)b.data;
-        len = b.size;
-    } else if (cuzk_circuit_inputs_json(ci, seed, (unsigned)partition, &json, err) != CUZK_OK) {
-        cli_fail("--partition", err);
-        goto out;
-    } else {
-        len = strlen(json);
-    }
-    if (!quiet)
-        fprintf(stderr, "computing the witness of %s (~%llu constraints)...\n", id,
-                (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
-    if (cuzk_circuit_witness(ci, json, len, &cs, threads, err) != CUZK_OK) {
-        cli_fail(inputs ? inputs : id, err);
-        goto out;
-    }
-    double t_wit = cli_now_ms() - t0;
-    cuzk_cs_shape sh;
-    cuzk_cs_get_shape(&cs, &sh);
-    size_t n = (size_t)sh.n_inputs + sh.n_aux;
-    w = malloc(n * sizeof *w);
-    if (!w || cuzk_cs_witness(&cs, w, n) != CUZK_OK ||
-        cuzk_wtns_encode(&img, &img_len, w, n) != CUZK_OK) {
+    cli_circuit_job job = {id, size, inputs, seed, partition};
+    cli_circuit_witness_out wit;
+    if (!cli_circuit_witness(&job, threads, quiet, &wit)) goto out;
+    if (cuzk_wtns_encode(&img, &img_len, wit.w, wit.n) != CUZK_OK) {
         cli_fail("witness", "out of memory for the .wtns");
         goto out;
     }
@@ -382,15 +448,11 @@ int cmd_witness(int argc, char **argv)
     }
     if (!quiet)
         printf("wrote %s: %zu values (%u inputs, %u bits, %u fields); witness %.1f ms, total "
-               "%.1f ms\n", out, n, sh.n_inputs, sh.n_aux_bits, sh.n_aux_fields, t_wit,
-               cli_now_ms() - t0);
+               "%.1f ms\n", out, wit.n, wit.shape.n_inputs, wit.shape.n_aux_bits,
+               wit.shape.n_aux_fields, wit.witness_ms, cli_now_ms() - t0);
     rc = 0;
 out:
-    if (!inputs) free(json);
     free(img);
-    free(w);
-    cuzk_cs_free(&cs);
-    cuzk_blob_release(&b);
-    cuzk_circuit_close(ci);
+    free(wit.w);
     return rc;
 }

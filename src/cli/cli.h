@@ -8,6 +8,8 @@
 #define CUZK_CLI_H
 
 #include <cuzk/formats.h>
+#include <cuzk/groth16.h>
+#include <cuzk/r1cs.h>
 
 #define EXIT_INVALID 1
 #define EXIT_UNUSABLE 2
@@ -21,10 +23,45 @@ int cli_read_file(cuzk_blob *b, const char *path);
 /* Parses a --threads value (0..1024) into *out; 0 with a message if bad. */
 int cli_parse_threads(const char *arg, unsigned *out);
 
+/* Parses --size ("full", 0 or 10..27) and integers 0..max; 0 with a
+ * message if bad (circuits.c). */
+int cli_parse_size(const char *arg, unsigned *out);
+int cli_parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out);
+
+/* One partition's witness of a built-in circuit (circuits.h): from an
+ * inputs JSON file, or derived from seed and partition when inputs is
+ * NULL. (circuits.c) */
+typedef struct {
+    const char *id;   /* --circuit */
+    unsigned size;    /* --size: 0 full, else 10..27 */
+    const char *inputs;
+    uint64_t seed, partition;
+} cli_circuit_job;
+
+typedef struct {
+    cuzk_fr *w;               /* dense, wire order, w[0] = ONE; malloc'd: free() */
+    size_t n;                 /* n_inputs + n_aux */
+    cuzk_cs_shape shape;      /* inputs (ONE included), aux bits and fields */
+    uint64_t est_constraints; /* the circuit's estimate (circuits.h) */
+    double witness_ms;
+} cli_circuit_witness_out;
+
+/* Computes the witness of job on up to threads threads (0: every core);
+ * out->w is the caller's (free(), also set to NULL on failure). On failure
+ * prints the reason and returns 0. */
+int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
+                        cli_circuit_witness_out *out);
+/* 1 if proving key pk (read from key) has job's counts: variables, public
+ * inputs and a domain that fits its constraints; else prints what differs
+ * and returns 0. */
+int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_circuit_job *job,
+                          const cli_circuit_witness_out *wit);
+
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_setup(int argc, char **argv);  /* keys.c */
 int cmd_import(int argc, char **argv); /* keys.c */
+int cmd_export_vk(int argc, char **argv); /* keys.c */
 int cmd_circuits(int argc, char **argv); /* circuits.c */
 int cmd_compile(int argc, char **argv);  /* circuits.c */
 int cmd_info(int argc, char **argv);     /* circuits.c */

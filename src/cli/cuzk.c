@@ -2,7 +2,9 @@
  *
  *   cuzk prove  (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]
  *                | --key key.cuzk)
- *               --wtns W.wtns --proof OUT [--public public.json]
+ *               (--wtns W.wtns | --circuit ID [--size N] (--inputs in.json
+ *                | --seed S [--partition P]))
+ *               --proof OUT [--public public.json]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
  *   cuzk verify --vk vk.json --proof proof.json --public public.json
  *
@@ -24,7 +26,9 @@ static int usage(FILE *f, int status)
             "usage:\n"
             "  cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]\n"
             "             | --key key.cuzk)\n"
-            "             --wtns W.wtns --proof OUT [--public OUT]\n"
+            "             (--wtns W.wtns | --circuit ID [--size N] (--inputs in.json\n"
+            "              | --seed S [--partition P]))\n"
+            "             --proof OUT [--public OUT]\n"
             "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
             "      Proves with a snarkjs Groth16 key, or a bellperson .params with the\n"
             "      circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
@@ -32,10 +36,15 @@ static int usage(FILE *f, int status)
             "      proof is checked against the key before it is written. With --r1cs the\n"
             "      witness is first checked constraint by constraint. --format filecoin\n"
             "      writes the 192-byte zcash-compressed proof instead of proof.json.\n"
+            "      --circuit computes the witness of a built-in circuit's partition on\n"
+            "      every core (see `cuzk witness`); the key must be made for that circuit\n"
+            "      and size (`cuzk setup --circuit ID --size N`).\n"
             "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
             "      Exit 0: valid; 1: invalid; 2: unusable input.\n"
-            "  cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson] ...\n"
+            "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk] ...\n"
             "      Groth16 setup (INSECURE: for tests and benchmarks); see setup --help.\n"
+            "  cuzk export-vk --key key.cuzk --out vk.json\n"
+            "      Writes a key's verifying key as a snarkjs vk.json (for cuzk verify).\n"
             "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs) --out key.cuzk\n"
             "      Converts a key into a .cuzk key file.\n"
             "  cuzk circuits [--size N]\n"
@@ -56,15 +65,18 @@ int cmd_prove(int argc, char **argv)
     const char *proof_out = NULL;
     const char *public_out = NULL, *format = "json";
     unsigned threads = 0;
-    int quiet = 0, snarkjs_export = 0;
+    int quiet = 0, snarkjs_export = 0, have_seed = 0, have_part = 0, have_size = 0;
+    cli_circuit_job job = {0};
     static const struct option opts[] = {
         {"zkey", required_argument, 0, 'z'},   {"params", required_argument, 0, 'P'},
         {"snarkjs-export", no_argument, 0, 'S'}, {"wtns", required_argument, 0, 'w'},
         {"r1cs", required_argument, 0, 'r'},   {"proof", required_argument, 0, 'p'},
         {"public", required_argument, 0, 'u'}, {"format", required_argument, 0, 'f'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"key", required_argument, 0, 'k'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"key", required_argument, 0, 'k'},    {"circuit", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 'Z'},   {"inputs", required_argument, 0, 'i'},
+        {"seed", required_argument, 0, 'E'},   {"partition", required_argument, 0, 'A'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -81,6 +93,21 @@ int cmd_prove(int argc, char **argv)
             if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
             break;
         case 'q': quiet = 1; break;
+        case 'c': job.id = optarg; break;
+        case 'Z':
+            if (!cli_parse_size(optarg, &job.size)) return EXIT_UNUSABLE;
+            have_size = 1;
+            break;
+        case 'i': job.inputs = optarg; break;
+        case 'E':
+            if (!cli_parse_u64("--seed", optarg, INT64_MAX, &job.seed)) return EXIT_UNUSABLE;
+            have_seed = 1;
+            break;
+        case 'A':
+            if (!cli_parse_u64("--partition", optarg, 1u << 20, &job.partition))
+                return EXIT_UNUSABLE;
+            have_part = 1;
+            break;
         case 'h': return usage(stdout, 0);
         default: return usage(stderr, EXIT_UNUSABLE);
         }
@@ -89,7 +116,15 @@ int cmd_prove(int argc, char **argv)
     if (!!zkey + !!params + !!keyfile != 1)
         return cli_fail("prove", "give exactly one key: --zkey, --params or --key (see --help)");
     if (params && !r1cs) return cli_fail("prove", "--params needs the circuit: --r1cs C.r1cs");
-    if (!wtns || !proof_out) return cli_fail("prove", "--wtns and --proof are required (see --help)");
+    if (!wtns == !job.id)
+        return cli_fail("prove", "give the witness: --wtns W.wtns or --circuit ID (see --help)");
+    if (!job.id && (job.inputs || have_seed || have_part || have_size))
+        return cli_fail("prove", "--inputs, --seed, --partition and --size go with --circuit");
+    if (job.id && !job.inputs == !have_seed)
+        return cli_fail("prove", "--circuit needs exactly one of --inputs and --seed");
+    if (job.inputs && have_part)
+        return cli_fail("prove", "--partition goes with --seed (inputs JSON carry their own)");
+    if (!proof_out) return cli_fail("prove", "--proof is required (see --help)");
     int filecoin = !strcmp(format, "filecoin");
     if (!filecoin && strcmp(format, "json")) return cli_fail("--format", "expects json or filecoin");
     if (!filecoin && !public_out) return cli_fail("prove", "--public is required with --format json");
@@ -100,16 +135,25 @@ int cmd_prove(int argc, char **argv)
     cuzk_zkey z = {0};
     cuzk_bp_params bp = {0};
     cuzk_wtns w = {0};
+    cli_circuit_witness_out cw = {0};
     cuzk_r1cs rc1 = {0};
     cuzk_groth16_pk pk = {0};
     char *json = NULL;
     double t0 = cli_now_ms();
 
-    if (!cli_read_file(&wb, wtns)) goto out;
-    if (cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s: %s\n", wtns, err);
-        goto out;
+    /* The witness: a .wtns, or computed from a built-in circuit's job. */
+    if (job.id) {
+        if (!cli_circuit_witness(&job, threads, quiet, &cw)) goto out;
+        w.w = cw.w; /* lent: cw owns it */
+        w.n = (uint32_t)cw.n;
+    } else {
+        if (!cli_read_file(&wb, wtns)) goto out;
+        if (cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s: %s\n", wtns, err);
+            goto out;
+        }
     }
+    const char *wsrc = job.id ? job.id : wtns;
     if (r1cs) {
         uint64_t bad = 0;
         if (!cli_read_file(&rb, r1cs)) goto out;
@@ -118,7 +162,7 @@ int cmd_prove(int argc, char **argv)
             goto out;
         }
         if (cuzk_r1cs_check(&rc1, w.w, w.n, &bad, err) != CUZK_OK) {
-            fprintf(stderr, "cuzk: witness %s: %s\n", wtns, err);
+            fprintf(stderr, "cuzk: witness %s: %s\n", wsrc, err);
             goto out;
         }
     }
@@ -158,11 +202,16 @@ int cmd_prove(int argc, char **argv)
         goto out;
     }
     double t_key = cli_now_ms() - t0 - t_load;
+    if (job.id && !cli_circuit_check_key(&pk, key, &job, &cw)) goto out;
 
     cuzk_proof proof;
     cuzk_groth16_timings t;
-    if (cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s\n", err);
+    if ((s = cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err)) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s%s\n", err,
+                job.id && s == CUZK_ERR_UNSATISFIED
+                    ? " (the key has the circuit's counts but not its constraints: is it for "
+                      "another circuit?)"
+                    : "");
         goto out;
     }
     if (filecoin) {
@@ -189,7 +238,9 @@ int cmd_prove(int argc, char **argv)
     if (!quiet) {
         printf("proved %s: %u variables, %u public, domain 2^%u\n", key, pk.n_vars,
                pk.n_public, pk.log_domain);
-        printf("  %-22s %10.2f ms\n", "read + parse files", t_load);
+        if (job.id) printf("  %-22s %10.2f ms\n", "witness (all cores)", cw.witness_ms);
+        printf("  %-22s %10.2f ms\n", job.id ? "witness + key files" : "read + parse files",
+               t_load);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
         printf("  %-22s %10.2f ms\n", "a, b, c = A w, B w, C w", t.abc_ms);
         printf("  %-22s %10.2f ms\n", "H (NTTs)", t.ntt_ms);
@@ -210,7 +261,8 @@ out:
     cuzk_zkey_free(&z);
     cuzk_bp_params_free(&bp);
     cuzk_r1cs_free(&rc1);
-    cuzk_wtns_free(&w);
+    if (job.id) free(cw.w);
+    else cuzk_wtns_free(&w);
     cuzk_blob_release(&zb);
     cuzk_blob_release(&wb);
     cuzk_blob_release(&rb);
@@ -293,6 +345,7 @@ static const struct {
     {"verify", cmd_verify},
     {"setup", cmd_setup},
     {"import", cmd_import},
+    {"export-vk", cmd_export_vk},
     {"circuits", cmd_circuits},
     {"compile", cmd_compile},
     {"info", cmd_info},

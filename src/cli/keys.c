@@ -1,10 +1,11 @@
 /* cuzk setup / cuzk import: making and converting proving keys.
  *
- *   cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson]
- *              [--zkey K.zkey] [--params P.params --vk V.vk] [--seed N]
- *              [--threads N] [--quiet]
+ *   cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk]
+ *              [--roots snarkjs|bellperson] [--zkey K.zkey]
+ *              [--params P.params --vk V.vk] [--seed N] [--threads N] [--quiet]
  *   cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs
  *               [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]
+ *   cuzk export-vk --key key.cuzk --out vk.json
  *
  * Setup keys are INSECURE (one party knows the toxic waste): for tests and
  * benchmarks. Progress goes to stderr (--quiet silences it). */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuzk/circuits.h>
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 
@@ -28,15 +30,45 @@ typedef struct {
     char what[256]; /* for messages: "C.r1cs (3 constraints)" */
 } setup_circuit;
 
-/* The one place a circuit comes from: today a .r1cs file; built-in
- * circuits (--circuit <id> --size N) plug in here. 0 on failure (reported). */
-static int circuit_load(setup_circuit *c, const char *r1cs_path)
+/* A built-in circuit (circuits.h), recorded: one partition's constraints. */
+static int circuit_record(setup_circuit *c, const char *id, unsigned size, int quiet)
 {
-    memset(c, 0, sizeof *c);
-    if (!r1cs_path) {
-        cli_fail("setup", "give the circuit: --r1cs C.r1cs");
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_circuit *ci;
+    cuzk_cs_shape sh;
+    if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
+        cli_fail("--circuit", err);
         return 0;
     }
+    if (!quiet)
+        fprintf(stderr, "setup: recording %s (~%llu constraints)...\n", id,
+                (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
+    cuzk_status s = cuzk_circuit_record(ci, &c->m, &sh, err);
+    cuzk_circuit_close(ci);
+    if (s != CUZK_OK) {
+        cli_fail(id, err);
+        return 0;
+    }
+    c->n_inputs = sh.n_inputs;
+    c->n_aux = sh.n_aux;
+    char at[16];
+    snprintf(at, sizeof at, size ? "2^%u" : "full size", size);
+    snprintf(c->what, sizeof c->what, "%s at %s (%llu constraints)", id, at,
+             (unsigned long long)sh.n_constraints);
+    return 1;
+}
+
+/* The one place a circuit comes from: a .r1cs file or a built-in circuit
+ * id at a size. 0 on failure (reported). */
+static int circuit_load(setup_circuit *c, const char *r1cs_path, const char *id, unsigned size,
+                        int quiet)
+{
+    memset(c, 0, sizeof *c);
+    if (!r1cs_path == !id) {
+        cli_fail("setup", "give the circuit: --r1cs C.r1cs or --circuit ID (one of them)");
+        return 0;
+    }
+    if (id) return circuit_record(c, id, size, quiet);
     char err[CUZK_ERRMSG_LEN];
     cuzk_blob b = {0};
     cuzk_r1cs r;
@@ -90,16 +122,19 @@ static int usage_keys(FILE *f, int status)
 {
     fprintf(f,
             "usage:\n"
-            "  cuzk setup --r1cs C.r1cs [--out key.cuzk] [--roots snarkjs|bellperson]\n"
-            "             [--zkey K.zkey] [--params P.params --vk V.vk] [--seed N]\n"
-            "             [--threads N] [--quiet]\n"
-            "      Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible).\n"
+            "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk]\n"
+            "             [--roots snarkjs|bellperson] [--zkey K.zkey]\n"
+            "             [--params P.params --vk V.vk] [--seed N] [--threads N] [--quiet]\n"
+            "      Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible)\n"
+            "      for a circom .r1cs or a built-in circuit's partition (`cuzk circuits`).\n"
             "      INSECURE: for tests and benchmarks. Writes the key as a .cuzk key file,\n"
             "      a snarkjs .zkey (snarkjs roots) and/or a bellperson .params + .vk\n"
             "      (bellperson roots). --roots defaults to the convention of the outputs.\n"
             "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
             "              [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]\n"
-            "      Converts a key into a .cuzk key file (checked: every point decoded).\n");
+            "      Converts a key into a .cuzk key file (checked: every point decoded).\n"
+            "  cuzk export-vk --key key.cuzk --out vk.json\n"
+            "      Writes the key's verifying key as a snarkjs vk.json (cuzk verify --vk).\n");
     return status;
 }
 
@@ -108,8 +143,9 @@ static int usage_keys(FILE *f, int status)
 int cmd_setup(int argc, char **argv)
 {
     const char *r1cs = NULL, *out = NULL, *roots_s = NULL, *zkey = NULL, *params = NULL,
-               *vk = NULL;
-    unsigned threads = 0;
+               *vk = NULL, *id = NULL;
+    unsigned threads = 0, size = 0;
+    int have_size = 0;
     int quiet = 0, have_seed = 0;
     uint64_t seed = 0;
     static const struct option opts[] = {
@@ -117,13 +153,19 @@ int cmd_setup(int argc, char **argv)
         {"roots", required_argument, 0, 'R'}, {"zkey", required_argument, 0, 'z'},
         {"params", required_argument, 0, 'P'}, {"vk", required_argument, 0, 'v'},
         {"seed", required_argument, 0, 's'},  {"threads", required_argument, 0, 't'},
-        {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
+        {"quiet", no_argument, 0, 'q'},       {"circuit", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 'Z'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'r': r1cs = optarg; break;
+        case 'c': id = optarg; break;
+        case 'Z':
+            if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
+            have_size = 1;
+            break;
         case 'o': out = optarg; break;
         case 'R': roots_s = optarg; break;
         case 'z': zkey = optarg; break;
@@ -143,6 +185,7 @@ int cmd_setup(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_fail("setup", "unexpected argument (see --help)");
+    if (have_size && !id) return cli_fail("setup", "--size goes with --circuit");
     if (!out && !zkey && !params)
         return cli_fail("setup", "no output: give --out, --zkey or --params (see --help)");
     if (!params != !vk) return cli_fail("setup", "--params and --vk go together");
@@ -161,7 +204,7 @@ int cmd_setup(int argc, char **argv)
         return cli_fail("setup", "a .params needs --roots bellperson");
 
     setup_circuit circ;
-    if (!circuit_load(&circ, r1cs)) return EXIT_UNUSABLE;
+    if (!circuit_load(&circ, r1cs, id, size, quiet)) return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     cuzk_groth16_pk pk = {0};
@@ -283,5 +326,45 @@ done:
     cuzk_r1cs_free(&r);
     cuzk_blob_release(&kb);
     cuzk_blob_release(&rb);
+    return rc;
+}
+
+/* ------------------------------------------------------------ export-vk -- */
+
+int cmd_export_vk(int argc, char **argv)
+{
+    const char *key = NULL, *out = NULL;
+    static const struct option opts[] = {{"key", required_argument, 0, 'k'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k': key = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': return usage_keys(stdout, 0);
+        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        }
+    }
+    if (optind < argc) return cli_fail("export-vk", "unexpected argument (see --help)");
+    if (!key || !out) return cli_fail("export-vk", "--key key.cuzk and --out vk.json are required");
+    char err[CUZK_ERRMSG_LEN], *json = NULL;
+    cuzk_keyfile kf = {0};
+    int rc = EXIT_UNUSABLE;
+    /* The vk and IC are always checked (curve and subgroup); the bulk
+     * vectors, which a vk.json does not need, are trusted. */
+    if (cuzk_keyfile_map(&kf, key, CUZK_KEYFILE_TRUST_POINTS, 0, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s\n", err); /* err names the file */
+        goto done;
+    }
+    if (cuzk_vk_to_json(&json, &kf.pk.vk, err) != CUZK_OK ||
+        cuzk_file_write(out, json, strlen(json), err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", out, err);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(json);
+    cuzk_keyfile_close(&kf);
     return rc;
 }

@@ -6,6 +6,10 @@
 
 #include <cuzk/gadgets.h>
 
+struct cuzk_poseidon_tpl;
+static struct cuzk_poseidon_tpl *tpl_build_hash(const cuzk_poseidon *p);
+static void tpl_free(struct cuzk_poseidon_tpl *T);
+
 /* -------------------------------------------------------- Grain LFSR -- */
 
 /* The 80-bit LFSR of the paper's appendix E, in self-shrinking mode. */
@@ -94,6 +98,10 @@ cuzk_status cuzk_poseidon_init(cuzk_poseidon *p, unsigned t, unsigned rf, unsign
     p->t = t;
     p->rounds_full = rf;
     p->rounds_partial = rp;
+    if (!(p->tpl_ = tpl_build_hash(p))) {
+        cuzk_poseidon_free(p);
+        return CUZK_ERR_NO_MEMORY;
+    }
     return CUZK_OK;
 }
 
@@ -102,6 +110,7 @@ void cuzk_poseidon_free(cuzk_poseidon *p)
     if (!p) return;
     free(p->rc);
     free(p->mds);
+    tpl_free(p->tpl_);
     memset(p, 0, sizeof *p);
 }
 
@@ -179,141 +188,224 @@ void cuzk_poseidon_hash_native(const cuzk_poseidon *p, cuzk_fr *out, const cuzk_
 
 /* ----------------------------------------------------------- circuit -- */
 
-/* State while recording: element i = sum_k C[i][k] basis[k], basis[0] =
- * ONE and the rest S-box outputs (or inputs) since the last full round.
- * Witness mode keeps only values and which elements are constants. */
+/* Recording a permutation means writing, for every S-box on a variable, its
+ * input x as a linear combination, and the outputs likewise. Element i of
+ * the state is tracked as a combination of a basis: ONE and the S-box
+ * outputs (or inputs) since the last full round; each round adds its
+ * constants to the ONE column and multiplies by the MDS matrix. Through the
+ * partial rounds the basis grows by one a round, so computing those rows
+ * costs ~t^2 nb multiplications a round: ~0.2 M for arity 8, ~30 times the
+ * witness. The rows depend only on the parameters and on which state
+ * elements are constants (and their values), never on the inputs, so they
+ * are computed once into a template, in the symbols
+ *     0 = ONE, 1 + i = the input variable of state element i,
+ *     1 + t + s = the x^5 output of the s-th S-box on a variable,
+ * and every recording replays it. cuzk_poseidon_init builds the template of
+ * the hash (element 0 the constant 0, the rest variables); a permutation
+ * with other constants builds its own and frees it. Replaying emits the
+ * same terms in the same order as computing the rows in place did (zero
+ * coefficients skipped, basis order), so the coefficient table and the
+ * matrices are the same bit for bit (tests/test_poseidon_rec.c). */
+
 typedef struct {
-    cuzk_cs *cs;
-    const cuzk_poseidon *p;
-    unsigned t, nb, cap;
-    cuzk_var *basis; /* cap */
-    cuzk_fr *c;      /* t * cap, row i at c + i cap */
-    cuzk_fr *nc;     /* scratch for M C */
-} lcstate;
+    uint32_t sym;
+    cuzk_fr c;
+} tpl_term;
 
-/* x = <row, basis>: adds scale * row to matrix m of the open row. */
-static void row_terms(lcstate *st, cuzk_abc m, const cuzk_fr *row)
+/* Rows 0..n_sbox-1: the S-box inputs in recording order; rows n_sbox +
+ * i: the final state element i. Owned by its cuzk_poseidon (or caller). */
+struct cuzk_poseidon_tpl {
+    unsigned n_sbox;
+    uint32_t *start; /* n_sbox + t + 1 row starts into terms */
+    tpl_term *terms;
+};
+
+static void tpl_free(struct cuzk_poseidon_tpl *T)
 {
-    for (unsigned k = 0; k < st->nb; k++)
-        if (!cuzk_fr_is_zero(&row[k]))
-            cuzk_cs_term(st->cs, m, st->basis[k], cuzk_cs_coeff(st->cs, &row[k]));
+    if (!T) return;
+    free(T->start);
+    free(T->terms);
+    free(T);
 }
 
-/* y = x^5 with x = <row, basis> (value xv): allocates x^2, x^4, x^5 and
- * records x * x = x2, x2 * x2 = x4, x4 * x = x5. Returns the x5 variable. */
-static cuzk_var sbox_gadget(cuzk_cs *cs, lcstate *st, const cuzk_fr *row, const cuzk_fr *xv,
-                            cuzk_fr *yv)
+/* Appends the non-zero entries of row (over basis) as the next row. */
+static int tpl_push(struct cuzk_poseidon_tpl *T, unsigned row, size_t *cap, const cuzk_fr *c,
+                    const uint32_t *basis, unsigned nb)
 {
-    cuzk_fr x2, x4;
-    cuzk_fr_sqr(&x2, xv);
-    cuzk_fr_sqr(&x4, &x2);
-    cuzk_fr_mul(yv, &x4, xv);
-    cuzk_var v2 = cuzk_cs_alloc(cs, &x2);
-    cuzk_var v4 = cuzk_cs_alloc(cs, &x4);
-    cuzk_var v5 = cuzk_cs_alloc(cs, yv);
-    if (st) {
-        cuzk_cs_begin(cs);
-        row_terms(st, CUZK_A, row);
-        row_terms(st, CUZK_B, row);
-        cuzk_cs_term(cs, CUZK_C, v2, CUZK_COEFF_ONE);
-        cuzk_cs_end(cs);
-        cuzk_cs_begin(cs);
-        cuzk_cs_term(cs, CUZK_A, v2, CUZK_COEFF_ONE);
-        cuzk_cs_term(cs, CUZK_B, v2, CUZK_COEFF_ONE);
-        cuzk_cs_term(cs, CUZK_C, v4, CUZK_COEFF_ONE);
-        cuzk_cs_end(cs);
-        cuzk_cs_begin(cs);
-        cuzk_cs_term(cs, CUZK_A, v4, CUZK_COEFF_ONE);
-        row_terms(st, CUZK_B, row);
-        cuzk_cs_term(cs, CUZK_C, v5, CUZK_COEFF_ONE);
-        cuzk_cs_end(cs);
+    uint32_t n = T->start[row];
+    if (n + nb > *cap) {
+        size_t nc = (*cap + nb) * 2;
+        tpl_term *t = realloc(T->terms, nc * sizeof *t);
+        if (!t) return 0;
+        T->terms = t;
+        *cap = nc;
     }
-    return v5;
+    for (unsigned k = 0; k < nb; k++)
+        if (!cuzk_fr_is_zero(&c[k])) T->terms[n++] = (tpl_term){basis[k], c[k]};
+    T->start[row + 1] = n;
+    return 1;
 }
 
-/* C = M C over the current basis. */
-static void lc_mds(lcstate *st)
+/* Builds the template of a permutation whose element i is the constant
+ * v[i] where is_const[i], else a variable. NULL when out of memory. */
+static struct cuzk_poseidon_tpl *tpl_build(const cuzk_poseidon *p, const uint8_t *is_const_in,
+                                           const cuzk_fr *v_in)
 {
-    unsigned t = st->t, nb = st->nb, cap = st->cap;
-    const cuzk_fr *M = st->p->mds;
-    for (unsigned i = 0; i < t; i++)
-        for (unsigned k = 0; k < nb; k++) {
-            cuzk_fr acc = CUZK_FR_ZERO, x;
-            for (unsigned j = 0; j < t; j++) {
-                if (cuzk_fr_is_zero(&st->c[j * cap + k])) continue;
-                cuzk_fr_mul(&x, &M[i * t + j], &st->c[j * cap + k]);
-                cuzk_fr_add(&acc, &acc, &x);
+    unsigned t = p->t, half = p->rounds_full / 2, nr = p->rounds_full + p->rounds_partial;
+    unsigned cap = 1 + t + p->rounds_partial, max_rows = t * p->rounds_full + p->rounds_partial + t;
+    struct cuzk_poseidon_tpl *T = calloc(1, sizeof *T);
+    uint32_t *basis = malloc(cap * sizeof *basis);
+    cuzk_fr *c = calloc((size_t)t * cap, sizeof *c), *nc = malloc((size_t)t * cap * sizeof *nc);
+    size_t tcap = 0;
+    int ok = T && basis && c && nc && (T->start = malloc((max_rows + 1) * sizeof *T->start));
+    uint8_t is_const[32];
+    cuzk_fr v[32]; /* the values of the constant elements */
+    memcpy(is_const, is_const_in, t);
+    memcpy(v, v_in, t * sizeof *v);
+    unsigned nb = 1, s = 0;
+    if (ok) {
+        T->start[0] = 0;
+        basis[0] = 0;
+        for (unsigned i = 0; i < t; i++) {
+            if (is_const[i]) {
+                c[i * cap] = v[i];
+            } else {
+                basis[nb] = 1 + i;
+                c[i * cap + nb++] = CUZK_FR_ONE;
             }
-            st->nc[i * cap + k] = acc;
         }
-    for (unsigned i = 0; i < t; i++) memcpy(&st->c[i * cap], &st->nc[i * cap], nb * sizeof(cuzk_fr));
+    }
+    for (unsigned r = 0; ok && r < nr; r++) {
+        const cuzk_fr *rc = &p->rc[r * t];
+        int full = r < half || r >= half + p->rounds_partial;
+        unsigned ns = full ? t : 1;
+        for (unsigned j = 0; j < t; j++) {
+            cuzk_fr_add(&v[j], &v[j], &rc[j]);
+            cuzk_fr_add(&c[j * cap], &c[j * cap], &rc[j]);
+        }
+        uint32_t out5[32];
+        for (unsigned j = 0; j < ns; j++) {
+            if (is_const[j]) {
+                sbox(&v[j], &v[j]);
+                continue;
+            }
+            ok &= tpl_push(T, s, &tcap, &c[j * cap], basis, nb);
+            out5[j] = 1 + t + s++;
+        }
+        if (full) { /* new basis: ONE and this round's S-box outputs */
+            nb = 1;
+            for (unsigned j = 0; j < t; j++) {
+                cuzk_fr *row = &c[j * cap];
+                memset(row, 0, cap * sizeof *row);
+                if (is_const[j]) {
+                    row[0] = v[j];
+                } else {
+                    basis[nb] = out5[j];
+                    row[nb++] = CUZK_FR_ONE;
+                }
+            }
+        } else if (!is_const[0]) { /* element 0 becomes the new S-box output */
+            memset(c, 0, cap * sizeof *c);
+            basis[nb] = out5[0];
+            c[nb++] = CUZK_FR_ONE;
+        } else {
+            memset(c, 0, cap * sizeof *c);
+            c[0] = v[0];
+        }
+        /* C = M C over the basis */
+        const cuzk_fr *M = p->mds;
+        for (unsigned i = 0; i < t; i++)
+            for (unsigned k = 0; k < nb; k++) {
+                cuzk_fr acc = CUZK_FR_ZERO, x;
+                for (unsigned j = 0; j < t; j++) {
+                    if (cuzk_fr_is_zero(&c[j * cap + k])) continue;
+                    cuzk_fr_mul(&x, &M[i * t + j], &c[j * cap + k]);
+                    cuzk_fr_add(&acc, &acc, &x);
+                }
+                nc[i * cap + k] = acc;
+            }
+        for (unsigned i = 0; i < t; i++) memcpy(&c[i * cap], &nc[i * cap], nb * sizeof *c);
+        mds_mul(p, v);
+        /* after the linear layer an element is constant only if all were */
+        int all = 1;
+        for (unsigned j = 0; j < t; j++) all &= is_const[j];
+        for (unsigned j = 0; j < t; j++) is_const[j] = (uint8_t)all;
+    }
+    if (ok) T->n_sbox = s;
+    for (unsigned i = 0; ok && i < t; i++) ok &= tpl_push(T, s + i, &tcap, &c[i * cap], basis, nb);
+    free(basis);
+    free(c);
+    free(nc);
+    if (ok) return T;
+    tpl_free(T);
+    return NULL;
+}
+
+/* Adds row r of T (over the symbols' variables var) to matrix m of the open
+ * constraint. */
+static void emit_row(cuzk_cs *cs, const struct cuzk_poseidon_tpl *T, unsigned r, cuzk_abc m,
+                     const cuzk_var *var)
+{
+    for (uint32_t k = T->start[r]; k < T->start[r + 1]; k++)
+        cuzk_cs_term(cs, m, var[T->terms[k].sym], cuzk_cs_coeff(cs, &T->terms[k].c));
 }
 
 /* Permutes values v[0..t) whose elements are the variables in[i] or, where
- * in[i] == CUZK_VAR_ONE, the constant v[i]. Leaves in st (recording) the
- * final state as combinations of the basis. */
+ * in[i] == CUZK_VAR_ONE, the constant v[i]; then allocates the final state
+ * elements i in outs[0..n_out) as variables out[k]. Records the
+ * constraints from T when T != NULL (recording mode). */
 static void permute_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, const cuzk_var *in,
-                           lcstate *st)
+                           const struct cuzk_poseidon_tpl *T, cuzk_var *var,
+                           const unsigned *outs, unsigned n_out, cuzk_var *out)
 {
     unsigned t = p->t, half = p->rounds_full / 2, nr = p->rounds_full + p->rounds_partial;
     /* is_const[i]: element i is a known constant (structurally: the same in
      * both modes) */
     uint8_t is_const[32];
     for (unsigned i = 0; i < t; i++) is_const[i] = in[i] == CUZK_VAR_ONE;
-    if (st) { /* basis = ONE, the variable inputs */
-        st->nb = 1;
-        st->basis[0] = CUZK_VAR_ONE;
-        memset(st->c, 0, (size_t)t * st->cap * sizeof(cuzk_fr));
-        for (unsigned i = 0; i < t; i++) {
-            if (is_const[i]) {
-                st->c[i * st->cap] = v[i];
-            } else {
-                st->basis[st->nb] = in[i];
-                st->c[i * st->cap + st->nb++] = CUZK_FR_ONE;
-            }
-        }
+    if (T) { /* var: symbol -> variable */
+        var[0] = CUZK_VAR_ONE;
+        for (unsigned i = 0; i < t; i++) var[1 + i] = in[i];
     }
-    cuzk_var out5[32];
+    unsigned s = 0;
     for (unsigned r = 0; r < nr; r++) {
         const cuzk_fr *rc = &p->rc[r * t];
         int full = r < half || r >= half + p->rounds_partial;
-        for (unsigned j = 0; j < t; j++) {
-            cuzk_fr_add(&v[j], &v[j], &rc[j]);
-            if (st) cuzk_fr_add(&st->c[j * st->cap], &st->c[j * st->cap], &rc[j]);
-        }
+        for (unsigned j = 0; j < t; j++) cuzk_fr_add(&v[j], &v[j], &rc[j]);
         unsigned ns = full ? t : 1;
         for (unsigned j = 0; j < ns; j++) {
             if (is_const[j]) {
                 sbox(&v[j], &v[j]);
                 continue;
             }
-            cuzk_fr y;
-            out5[j] = sbox_gadget(cs, st, st ? &st->c[j * st->cap] : NULL, &v[j], &y);
-            v[j] = y;
-        }
-        if (st) {
-            if (full) { /* new basis: ONE and this round's S-box outputs */
-                st->nb = 1;
-                for (unsigned j = 0; j < t; j++) {
-                    cuzk_fr *row = &st->c[j * st->cap];
-                    memset(row, 0, st->cap * sizeof(cuzk_fr));
-                    if (is_const[j]) {
-                        row[0] = v[j];
-                    } else {
-                        st->basis[st->nb] = out5[j];
-                        row[st->nb++] = CUZK_FR_ONE;
-                    }
-                }
-            } else if (!is_const[0]) { /* element 0 becomes the new S-box output */
-                cuzk_fr *row = &st->c[0];
-                memset(row, 0, st->cap * sizeof(cuzk_fr));
-                st->basis[st->nb] = out5[0];
-                row[st->nb++] = CUZK_FR_ONE;
-            } else {
-                memset(&st->c[0], 0, st->cap * sizeof(cuzk_fr));
-                st->c[0] = v[0];
+            /* y = x^5: allocates x^2, x^4, x^5 and records x * x = x2,
+             * x2 * x2 = x4, x4 * x = x5 */
+            cuzk_fr x2, x4;
+            cuzk_fr_sqr(&x2, &v[j]);
+            cuzk_fr_sqr(&x4, &x2);
+            cuzk_fr_mul(&v[j], &x4, &v[j]);
+            cuzk_var v2 = cuzk_cs_alloc(cs, &x2);
+            cuzk_var v4 = cuzk_cs_alloc(cs, &x4);
+            cuzk_var v5 = cuzk_cs_alloc(cs, &v[j]);
+            if (T) {
+                cuzk_cs_begin(cs);
+                emit_row(cs, T, s, CUZK_A, var);
+                emit_row(cs, T, s, CUZK_B, var);
+                cuzk_cs_term(cs, CUZK_C, v2, CUZK_COEFF_ONE);
+                cuzk_cs_end(cs);
+                cuzk_cs_begin(cs);
+                cuzk_cs_term(cs, CUZK_A, v2, CUZK_COEFF_ONE);
+                cuzk_cs_term(cs, CUZK_B, v2, CUZK_COEFF_ONE);
+                cuzk_cs_term(cs, CUZK_C, v4, CUZK_COEFF_ONE);
+                cuzk_cs_end(cs);
+                cuzk_cs_begin(cs);
+                cuzk_cs_term(cs, CUZK_A, v4, CUZK_COEFF_ONE);
+                emit_row(cs, T, s, CUZK_B, var);
+                cuzk_cs_term(cs, CUZK_C, v5, CUZK_COEFF_ONE);
+                cuzk_cs_end(cs);
+                var[1 + t + s] = v5;
             }
-            lc_mds(st);
+            s++;
         }
         mds_mul(p, v);
         /* after the linear layer an element is constant only if all were */
@@ -321,44 +413,17 @@ static void permute_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, cons
         for (unsigned j = 0; j < t; j++) all &= is_const[j];
         for (unsigned j = 0; j < t; j++) is_const[j] = (uint8_t)all;
     }
-}
-
-static int lcstate_init(lcstate *st, cuzk_cs *cs, const cuzk_poseidon *p)
-{
-    st->cs = cs;
-    st->p = p;
-    st->t = p->t;
-    st->cap = 1 + p->t + p->rounds_partial;
-    st->basis = malloc(st->cap * sizeof *st->basis);
-    st->c = malloc((size_t)p->t * st->cap * sizeof *st->c);
-    st->nc = malloc((size_t)p->t * st->cap * sizeof *st->nc);
-    if (st->basis && st->c && st->nc) return 1;
-    free(st->basis);
-    free(st->c);
-    free(st->nc);
-    cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory recording Poseidon");
-    return 0;
-}
-
-static void lcstate_free(lcstate *st)
-{
-    free(st->basis);
-    free(st->c);
-    free(st->nc);
-}
-
-/* A new variable equal to element i of the final state: (row) * 1 = out. */
-static cuzk_var alloc_output(cuzk_cs *cs, lcstate *st, unsigned i, const cuzk_fr *value)
-{
-    cuzk_var o = cuzk_cs_alloc(cs, value);
-    if (st) {
-        cuzk_cs_begin(cs);
-        row_terms(st, CUZK_A, &st->c[i * st->cap]);
-        cuzk_cs_term(cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
-        cuzk_cs_term(cs, CUZK_C, o, CUZK_COEFF_ONE);
-        cuzk_cs_end(cs);
+    /* a new variable equal to element i of the final state: (row) * 1 = o */
+    for (unsigned k = 0; k < n_out; k++) {
+        out[k] = cuzk_cs_alloc(cs, &v[outs[k]]);
+        if (T) {
+            cuzk_cs_begin(cs);
+            emit_row(cs, T, T->n_sbox + outs[k], CUZK_A, var);
+            cuzk_cs_term(cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
+            cuzk_cs_term(cs, CUZK_C, out[k], CUZK_COEFF_ONE);
+            cuzk_cs_end(cs);
+        }
     }
-    return o;
 }
 
 static int check_params(cuzk_cs *cs, const cuzk_poseidon *p)
@@ -368,20 +433,44 @@ static int check_params(cuzk_cs *cs, const cuzk_poseidon *p)
     return 0;
 }
 
+/* Runs the gadget on state v / in: with p's hash template when recording a
+ * hash (use_tpl) and p has one, else with a template built for this call. */
+static void run_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, const cuzk_var *in,
+                       int use_tpl, const unsigned *outs, unsigned n_out, cuzk_var *out)
+{
+    unsigned t = p->t;
+    if (!cuzk_cs_recording(cs)) {
+        permute_gadget(cs, p, v, in, NULL, NULL, outs, n_out, out);
+        return;
+    }
+    const struct cuzk_poseidon_tpl *T = use_tpl ? p->tpl_ : NULL;
+    struct cuzk_poseidon_tpl *own = NULL;
+    if (!T) {
+        uint8_t is_const[32];
+        for (unsigned i = 0; i < t; i++) is_const[i] = in[i] == CUZK_VAR_ONE;
+        T = own = tpl_build(p, is_const, v);
+    }
+    cuzk_var *var = T ? malloc((1 + t + (size_t)T->n_sbox) * sizeof *var) : NULL;
+    if (!var) {
+        cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory recording Poseidon");
+        for (unsigned k = 0; k < n_out; k++) out[k] = CUZK_VAR_ONE;
+    } else {
+        permute_gadget(cs, p, v, in, T, var, outs, n_out, out);
+    }
+    free(var);
+    tpl_free(own);
+}
+
 void cuzk_poseidon_permute(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_var *out, const cuzk_var *in)
 {
     if (!check_params(cs, p)) return;
-    unsigned t = p->t;
+    unsigned t = p->t, outs[32];
     cuzk_fr v[32];
-    for (unsigned i = 0; i < t; i++) cuzk_cs_value(cs, in[i], &v[i]);
-    lcstate st, *sp = NULL;
-    if (cuzk_cs_recording(cs)) {
-        if (!lcstate_init(&st, cs, p)) return;
-        sp = &st;
+    for (unsigned i = 0; i < t; i++) {
+        cuzk_cs_value(cs, in[i], &v[i]);
+        outs[i] = i;
     }
-    permute_gadget(cs, p, v, in, sp);
-    for (unsigned i = 0; i < t; i++) out[i] = alloc_output(cs, sp, i, &v[i]);
-    if (sp) lcstate_free(sp);
+    run_gadget(cs, p, v, in, 0, outs, t, out);
 }
 
 cuzk_var cuzk_poseidon_hash(cuzk_cs *cs, const cuzk_poseidon *p, const cuzk_var *in)
@@ -400,13 +489,17 @@ cuzk_var cuzk_poseidon_hash(cuzk_cs *cs, const cuzk_poseidon *p, const cuzk_var 
             return CUZK_VAR_ONE;
         }
     }
-    lcstate st, *sp = NULL;
-    if (cuzk_cs_recording(cs)) {
-        if (!lcstate_init(&st, cs, p)) return CUZK_VAR_ONE;
-        sp = &st;
-    }
-    permute_gadget(cs, p, v, vin, sp);
-    cuzk_var o = alloc_output(cs, sp, 1, &v[1]);
-    if (sp) lcstate_free(sp);
+    static const unsigned out1 = 1;
+    cuzk_var o;
+    run_gadget(cs, p, v, vin, 1, &out1, 1, &o);
     return o;
+}
+
+/* The hash's template: element 0 the constant 0, the others variables. */
+static struct cuzk_poseidon_tpl *tpl_build_hash(const cuzk_poseidon *p)
+{
+    uint8_t is_const[32] = {1};
+    cuzk_fr v[32];
+    memset(v, 0, sizeof v);
+    return tpl_build(p, is_const, v);
 }

@@ -6,7 +6,7 @@
  *              flags, roots, H form, log_domain, n_vars, n_public, n_rows,
  *              n_coeffs, n_sections, a 64-byte label, then the section
  *              table: per section id, element size, count, offset, XXH64
- *              of its bytes (pce_body_hash: chunked, parallel)
+ *              of its bytes (cuzk_body_hash: chunked, parallel)
  *   sections   in id order, each at the next multiple of 64, zero padding
  *              between them; the file ends at the last section's end
  *              rounded up to 64:
@@ -21,7 +21,7 @@
  *            indices (u32); 12..14 B; 15..17 C (flag 2)
  * Points are the in-memory structs (Montgomery limbs; identity = all
  * zero), so a section can be handed to the GPU or used in place. The
- * checksum helpers are the PCE's (src/r1cs/pce_hash.c). */
+ * checksums are those of the PCE (src/common/hash.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -33,8 +33,8 @@
 
 #include <cuzk/groth16.h>
 
+#include "common/hash.h" /* cuzk_xxh64, cuzk_body_hash */
 #include "common/parallel.h"
-#include "r1cs/pce_internal.h" /* pce_xxh64, pce_body_hash */
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "key files store the in-memory layout of little-endian hosts"
@@ -212,7 +212,7 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
         }
         if (s[i].count && !s[i].data)
             return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "section %s is NULL", SEC_NAME[id]);
-        if (pce_body_hash(&s[i].hash, s[i].data, s[i].count * s[i].elem, 0) != CUZK_OK)
+        if (cuzk_body_hash(&s[i].hash, s[i].data, s[i].count * s[i].elem, 0) != CUZK_OK)
             return kfail(err, CUZK_ERR_NO_MEMORY, "out of memory (checksums)");
     }
     uint64_t file_bytes;
@@ -243,7 +243,7 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
         wr64(e + 16, s[i].off);
         wr64(e + 24, s[i].hash);
     }
-    wr64(hdr + K_HEADER_HASH, pce_xxh64(hdr, KEY_HDR, 0));
+    wr64(hdr + K_HEADER_HASH, cuzk_xxh64(hdr, KEY_HDR, 0));
 
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 32);
@@ -395,7 +395,7 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
         uint8_t hdr[KEY_HDR];
         memcpy(hdr, data, KEY_HDR);
         memset(hdr + K_HEADER_HASH, 0, 8);
-        if (pce_xxh64(hdr, KEY_HDR, 0) != rd64(data + K_HEADER_HASH))
+        if (cuzk_xxh64(hdr, KEY_HDR, 0) != rd64(data + K_HEADER_HASH))
             return kfail(err, CUZK_ERR_BAD_ENCODING, "header checksum mismatch (the header "
                          "is corrupted)");
     }
@@ -503,7 +503,7 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     if (!(flags & CUZK_KEYFILE_SKIP_HASH))
         for (unsigned i = 0; i < ns; i++) {
             uint64_t h;
-            if (pce_body_hash(&h, data + s[i].off, s[i].count * s[i].elem, nthreads) != CUZK_OK)
+            if (cuzk_body_hash(&h, data + s[i].off, s[i].count * s[i].elem, nthreads) != CUZK_OK)
                 return kfail(err, CUZK_ERR_NO_MEMORY, "out of memory (checksums)");
             if (h != s[i].hash)
                 return kfail(err, CUZK_ERR_BAD_ENCODING, "section %s: checksum mismatch (the "

@@ -161,7 +161,7 @@ typedef struct {
     uint64_t nslot;
 } dict_t;
 
-static uint64_t fr_hash(const cuzk_fr *v) { return pce_xxh64(v, sizeof *v, 0x5eed); }
+static uint64_t fr_hash(const cuzk_fr *v) { return cuzk_xxh64(v, sizeof *v, 0x5eed); }
 
 static int dict_grow(dict_t *d)
 {
@@ -645,7 +645,7 @@ cuzk_status cuzk_pce_compile(cuzk_pce *p, const cuzk_matrices *m, uint64_t n_inp
         h.dens_count[k][0] = popcount_cols(bm, 0, n_inputs);
         h.dens_count[k][1] = popcount_cols(bm, n_inputs, j->n_cols);
     }
-    if (pce_body_hash(&h.body_hash, j->img + PCE_HEADER_BYTES,
+    if (cuzk_body_hash(&h.body_hash, j->img + PCE_HEADER_BYTES,
                       (size_t)h.file_bytes - PCE_HEADER_BYTES, nthreads) != CUZK_OK)
         goto oom;
     pce_header_write(j->img, &h);

@@ -10,13 +10,14 @@
 
 #include <cuzk/pce.h>
 
+#include "common/hash.h" /* cuzk_xxh64, cuzk_body_hash: the checksums */
+
 /* ------------------------------------------------------------- layout -- */
 
 #define PCE_MAGIC "cuzk-pce"
 #define PCE_HEADER_BYTES 512u
 #define PCE_ALIGN 64u
 #define PCE_MAX_CODE_BITS 16u
-#define PCE_HASH_CHUNK ((size_t)1 << 20)
 
 /* Header field offsets (all little-endian). */
 enum {
@@ -25,7 +26,7 @@ enum {
     H_HEADER_BYTES = 12, /* u32 = 512 */
     H_FILE_BYTES = 16,   /* u64 */
     H_HEADER_HASH = 24,  /* u64: xxh64 of the 512 header bytes, this field zeroed */
-    H_BODY_HASH = 32,    /* u64: pce_body_hash of bytes [512, file_bytes) */
+    H_BODY_HASH = 32,    /* u64: cuzk_body_hash of bytes [512, file_bytes) */
     H_FLAGS = 40,        /* u32 */
     H_BLOCK_ROWS = 44,   /* u32 = 256 */
     H_N_ROWS = 48,
@@ -83,16 +84,6 @@ static inline uint32_t pce_bits_for(uint64_t max_value) /* bits to hold 0..max_v
     while (b < 64 && (max_value >> b)) b++;
     return b;
 }
-
-/* --------------------------------------------------------------- hash -- */
-
-/* XXH64 (Collet's xxHash, 64-bit variant), written from its specification. */
-uint64_t pce_xxh64(const void *data, size_t len, uint64_t seed);
-/* The body checksum: chunk i (PCE_HASH_CHUNK bytes, the last shorter) gets
- * h_i = xxh64(chunk, seed i); the result is xxh64 of h_0..h_{k-1} as
- * little-endian u64s, seed len. Chunks hash in parallel. Fails only for
- * lack of memory (8 bytes a chunk). */
-cuzk_status pce_body_hash(uint64_t *out, const uint8_t *data, size_t len, unsigned nthreads);
 
 /* --------------------------------------------------- evaluation tables -- */
 

@@ -126,7 +126,7 @@ void pce_header_write(uint8_t *img, const pce_header *h)
         for (int j = 0; j < S_PER_MAT; j++)
             pce_wr64(r + MREC_OFF[j], h->off[S_MAT + S_PER_MAT * k + j]);
     }
-    uint64_t hh = pce_xxh64(img, PCE_HEADER_BYTES, 0);
+    uint64_t hh = cuzk_xxh64(img, PCE_HEADER_BYTES, 0);
     pce_wr64(img + H_HEADER_HASH, hh);
 }
 
@@ -411,7 +411,7 @@ static cuzk_status check_structure(const uint8_t *data, size_t size, unsigned fl
         uint8_t hdr[PCE_HEADER_BYTES];
         memcpy(hdr, data, sizeof hdr);
         memset(hdr + H_HEADER_HASH, 0, 8);
-        if (pce_xxh64(hdr, sizeof hdr, 0) != h->header_hash)
+        if (cuzk_xxh64(hdr, sizeof hdr, 0) != h->header_hash)
             return pce_fail(err, CUZK_ERR_BAD_ENCODING, "header checksum mismatch "
                             "(the header is corrupted)");
     }
@@ -487,7 +487,7 @@ static cuzk_status check_structure(const uint8_t *data, size_t size, unsigned fl
                         (unsigned long long)h->file_bytes, (unsigned long long)fb);
     if (!(flags & CUZK_PCE_SKIP_HASH)) {
         uint64_t bh;
-        if (pce_body_hash(&bh, data + PCE_HEADER_BYTES, size - PCE_HEADER_BYTES, nthreads) !=
+        if (cuzk_body_hash(&bh, data + PCE_HEADER_BYTES, size - PCE_HEADER_BYTES, nthreads) !=
             CUZK_OK)
             return pce_fail(err, CUZK_ERR_NO_MEMORY, "out of memory (body checksum)");
         if (bh != h->body_hash)
