@@ -1,6 +1,8 @@
-/* Tests of src/msm: the signed-digit recoding, Pippenger MSM (G1 and G2)
- * against the naive sum of scalar multiplications, the batch affine sum
- * against sequential additions, and the sparse MSM against the dense one.
+/* Tests of src/msm: the signed-digit recoding, the GLV split and the G1/G2
+ * endomorphisms, Pippenger MSM (G1 and G2) against the naive sum of scalar
+ * multiplications, the batch affine sum against sequential additions, and
+ * the sparse MSM and the sparse sum of several vectors against the dense
+ * one.
  *
  * The test bodies are written once against a small table of per-group
  * operations (struct grp), filled for G1 and G2 by the GRP_WRAPPERS macro. */
@@ -31,6 +33,10 @@ struct grp {
                          unsigned c);
     cuzk_status (*msm_sparse)(void *r, const void *p, const cuzk_scalar *k, size_t n,
                               unsigned t);
+    /* cuzk_gN_msm_sparse_sum over the n points cut into `parts` consecutive
+     * vectors (parts <= CUZK_MSM_MAX_VECS + 1) */
+    cuzk_status (*msm_sum)(void *r, const void *p, const cuzk_scalar *k, size_t n, unsigned t,
+                           size_t parts);
     cuzk_status (*batch_sum)(void *r, const void *p, size_t n, unsigned t);
     cuzk_status (*batch_sum_bitmap)(void *r, const void *p, const uint64_t *bm, size_t n,
                                     unsigned t);
@@ -98,6 +104,17 @@ struct grp {
     {                                                                                        \
         return cuzk_##g##_msm_sparse(r, p, k, n, t);                                         \
     }                                                                                        \
+    static cuzk_status g##_msm_sum(void *r, const void *p, const cuzk_scalar *k, size_t n,   \
+                                   unsigned t, size_t parts)                                 \
+    {                                                                                        \
+        cuzk_##g##_msm_vec v[CUZK_MSM_MAX_VECS + 1];                                         \
+        const cuzk_##g##_affine *pp = p;                                                     \
+        for (size_t q = 0; q < parts; q++) {                                                 \
+            size_t b = n * q / parts, e = n * (q + 1) / parts;                               \
+            v[q] = (cuzk_##g##_msm_vec){pp + b, k + b, e - b};                               \
+        }                                                                                    \
+        return cuzk_##g##_msm_sparse_sum(r, v, parts, t);                                    \
+    }                                                                                        \
     static cuzk_status g##_batch_sum(void *r, const void *p, size_t n, unsigned t)           \
     {                                                                                        \
         return cuzk_##g##_batch_sum(r, p, n, t);                                             \
@@ -110,7 +127,7 @@ struct grp {
     static const struct grp GRP_##g = {                                                      \
         #g, sizeof(cuzk_##g##_affine), sizeof(cuzk_##g##_jac), g##_gen_points, g##_naive,    \
         g##_seq_sum, g##_aff_neg, g##_jac_neg, g##_jac_add, g##_jac_eq, g##_jac_is_inf,      \
-        g##_msm, g##_msm_c, g##_msm_sparse, g##_batch_sum, g##_batch_sum_bitmap,             \
+        g##_msm, g##_msm_c, g##_msm_sparse, g##_msm_sum, g##_batch_sum, g##_batch_sum_bitmap, \
         cuzk_##g##_msm_window};
 
 #define CUZK_G_g1_GEN CUZK_G1_GENERATOR
@@ -393,6 +410,31 @@ static void test_glv_split(void)
     CHECK_MSG(cuzk_g1_jac_eq(&got, &want), "phi(G) = [-x^2] G");
     GRP_g1.naive(&other, &CUZK_G1_GENERATOR, &lm1, 1);
     CHECK(!cuzk_g1_jac_eq(&other, &want));
+
+    /* G2: psi^2(x, y) = (omega x, -y) with omega = beta^2 is [L] = [x^2]
+     * (psi acts as [x]), on the generator and on random points; the other
+     * cube root, beta, is not. */
+    cuzk_fp omega;
+    cuzk_fp_sqr(&omega, &beta);
+    cuzk_g2_affine q[4];
+    q[0] = CUZK_G2_GENERATOR;
+    GRP_g2.gen_points(q + 1, 3);
+    cuzk_scalar L = glv_l();
+    for (int i = 0; i < 4; i++) {
+        cuzk_g2_affine psi2 = q[i], wrong = q[i];
+        cuzk_fp_mul(&psi2.x.c0, &psi2.x.c0, &omega);
+        cuzk_fp_mul(&psi2.x.c1, &psi2.x.c1, &omega);
+        cuzk_fp2_neg(&psi2.y, &psi2.y);
+        cuzk_fp_mul(&wrong.x.c0, &wrong.x.c0, &beta);
+        cuzk_fp_mul(&wrong.x.c1, &wrong.x.c1, &beta);
+        cuzk_fp2_neg(&wrong.y, &wrong.y);
+        cuzk_g2_jac w2, g2, o2;
+        cuzk_g2_from_affine(&w2, &psi2);
+        cuzk_g2_from_affine(&o2, &wrong);
+        GRP_g2.naive(&g2, &q[i], &L, 1);
+        CHECK_MSG(cuzk_g2_jac_eq(&g2, &w2), "psi^2(Q) = [x^2] Q, point %d", i);
+        CHECK(!cuzk_g2_jac_eq(&g2, &o2));
+    }
 }
 
 static void test_scalar_from_fr(void)
@@ -430,15 +472,20 @@ static void check_msm(const struct grp *g, const void *p, const cuzk_scalar *k, 
               g->name, what, n);
     CHECK_MSG(g->msm_sparse(&got, p, k, n, 2) == CUZK_OK && g->jac_eq(&got, &want),
               "%s %s n=%zu sparse", g->name, what, n);
+    /* the same sum cut into 1 .. CUZK_MSM_MAX_VECS vectors (some empty when
+     * n is small), one Pippenger over all */
+    for (size_t parts = 1; parts <= CUZK_MSM_MAX_VECS; parts++)
+        CHECK_MSG(g->msm_sum(&got, p, k, n, 2, parts) == CUZK_OK && g->jac_eq(&got, &want),
+                  "%s %s n=%zu sparse sum of %zu", g->name, what, n, parts);
+    CHECK(g->msm_sum(&got, p, k, n, 2, CUZK_MSM_MAX_VECS + 1) == CUZK_ERR_INVALID_ARGUMENT);
 }
 
-/* G1 MSM (GLV) with the edge scalars, at sizes 1, 2, 33, 1000. */
-static void test_glv_msm(void)
+/* GLV MSM with the edge scalars, at sizes 1, 2, 33 and maxn. */
+static void test_glv_msm(const struct grp *g, size_t maxn)
 {
-    static const size_t sizes[] = {1, 2, 33, 1000};
+    const size_t sizes[] = {1, 2, 33, maxn};
     cuzk_scalar e[40];
     size_t m = glv_edges(e);
-    const struct grp *g = &GRP_g1;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
         for (size_t off = 0; off < m; off += (n >= m ? m : 1)) {
@@ -771,6 +818,40 @@ static void test_msm_batch_affine(const struct grp *g, size_t maxn)
     free(k);
 }
 
+/* The batch-affine bucket reduction on crafted buckets: scalars 1 .. n on
+ * one point P (bucket d holds P, so the chains' running sums meet P = Q),
+ * on P and -P alternating (they meet P = -Q and empty out), and with every
+ * other scalar 0 (empty buckets in every chain); small scalars leave all
+ * windows but the first empty. Windows of 2^(c-1) >= 128 buckets take the
+ * affine reduction. */
+static void test_msm_reduce_edges(const struct grp *g)
+{
+    enum { N = 1024 };
+    void *p = malloc(N * g->aff_size), *q = malloc(2 * g->aff_size);
+    cuzk_scalar *k = malloc(N * sizeof *k);
+    g->gen_points(q, 1);
+    g->aff_neg(aff_at(g, q, 1), q);
+    for (int pattern = 0; pattern < 3; pattern++) {
+        for (size_t i = 0; i < N; i++) {
+            memcpy(aff_at(g, p, i), aff_at(g, q, pattern == 1 ? i & 1 : 0), g->aff_size);
+            k[i] = (cuzk_scalar){{pattern == 2 && (i & 1) ? 0 : i + 1, 0, 0, 0}};
+        }
+        for (unsigned c = 9; c <= 11; c++) {
+            size_t n = (size_t)1 << (c - 1); /* digits 1 .. 2^(c-1): every bucket */
+            jac_buf want, got;
+            g->naive(&want, p, k, n);
+            CHECK_MSG(g->msm_c(&got, p, k, n, 2, c) == CUZK_OK && g->jac_eq(&got, &want),
+                      "%s reduction edges, pattern %d, c=%u", g->name, pattern, c);
+            CHECK_MSG(g->msm_c(&got, p, k, n / 2, 1, c) == CUZK_OK &&
+                          (g->naive(&want, p, k, n / 2), g->jac_eq(&got, &want)),
+                      "%s reduction edges, pattern %d, c=%u, half", g->name, pattern, c);
+        }
+    }
+    free(p);
+    free(q);
+    free(k);
+}
+
 int main(void)
 {
     test_seed("test_msm");
@@ -783,8 +864,9 @@ int main(void)
     test_msm_edges(&GRP_g1);
     test_msm_points(&GRP_g1);
     test_msm_large(&GRP_g1, 1 << 12);
-    test_glv_msm();
+    test_glv_msm(&GRP_g1, 1000);
     test_msm_batch_affine(&GRP_g1, 700);
+    test_msm_reduce_edges(&GRP_g1);
     test_batch_sum(&GRP_g1, 20000);
 
     test_msm_random(&GRP_g2, 100);
@@ -792,7 +874,9 @@ int main(void)
     test_msm_edges(&GRP_g2);
     test_msm_points(&GRP_g2);
     test_msm_large(&GRP_g2, 1 << 10);
+    test_glv_msm(&GRP_g2, 300);
     test_msm_batch_affine(&GRP_g2, 200);
+    test_msm_reduce_edges(&GRP_g2);
     test_batch_sum(&GRP_g2, 20000);
 
     return test_done("test_msm");

@@ -132,6 +132,36 @@ static void test_roundtrip(unsigned log_n, cuzk_roots roots)
     cuzk_ntt_domain_destroy(d4);
 }
 
+/* to_coset(a) = coset_forward(inverse(a)), on 1 and 4 threads (sizes below,
+ * at and above the cache block, so with and without outer stages). */
+static void test_to_coset(unsigned log_n, cuzk_roots roots)
+{
+    size_t n = (size_t)1 << log_n;
+    cuzk_ntt_domain *d1, *d4;
+    CHECK(cuzk_ntt_domain_create(&d1, log_n, roots, 1) == CUZK_OK);
+    CHECK(cuzk_ntt_domain_create(&d4, log_n, roots, 4) == CUZK_OK);
+    cuzk_fr *want = malloc(n * sizeof *want), *a = malloc(n * sizeof *a),
+           *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++) test_rand_fr(&want[i]);
+    if (n > 2) want[1] = CUZK_FR_ZERO; /* a zero and a one among the values */
+    if (n > 2) want[2] = CUZK_FR_ONE;
+    memcpy(a, want, n * sizeof *a);
+    memcpy(b, want, n * sizeof *b);
+    cuzk_ntt_inverse(d1, want);
+    cuzk_ntt_coset_forward(d1, want);
+    CHECK(cuzk_ntt_to_coset(d1, a) == CUZK_OK);
+    CHECK(cuzk_ntt_to_coset(d4, b) == CUZK_OK);
+    CHECK_MSG(memcmp(a, want, n * sizeof *a) == 0, "to_coset, log_n %u, roots %d, 1 thread",
+              log_n, roots);
+    CHECK_MSG(memcmp(b, want, n * sizeof *b) == 0, "to_coset, log_n %u, roots %d, 4 threads",
+              log_n, roots);
+    free(want);
+    free(a);
+    free(b);
+    cuzk_ntt_domain_destroy(d1);
+    cuzk_ntt_domain_destroy(d4);
+}
+
 static void test_errors(void)
 {
     cuzk_ntt_domain *d = (cuzk_ntt_domain *)&d;
@@ -153,6 +183,11 @@ int main(void)
         test_naive(10, conventions[c]);
         test_roundtrip(13, conventions[c]);
         test_roundtrip(16, conventions[c]);
+        for (unsigned k = 1; k <= 7; k++) test_to_coset(k, conventions[c]);
+        test_to_coset(12, conventions[c]);
+        test_to_coset(13, conventions[c]);
+        test_to_coset(14, conventions[c]);
+        test_to_coset(17, conventions[c]);
     }
     return test_done("test_ntt");
 }

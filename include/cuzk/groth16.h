@@ -83,7 +83,9 @@ cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, cons
 typedef struct {
     double abc_ms;      /* a, b, c = A w, B w, C w */
     double ntt_ms;      /* the H polynomial's NTTs and pointwise work */
-    double msm_a_ms, msm_b1_ms, msm_b2_ms, msm_l_ms, msm_h_ms;
+    double msm_a_ms;    /* A (G1) */
+    double msm_b2_ms;   /* B (G2) */
+    double msm_c_ms;    /* L + H + r B1 (G1), one MSM over three vectors */
     double assemble_ms; /* blinding with r, s and conversion to affine */
     double verify_ms;   /* the self-check (0 when not run) */
     double total_ms;

@@ -4,17 +4,22 @@
  *
  * The CPU backend of the prover and the reference the GPU kernels are
  * tested against. Algorithms:
+ *   - GLV on both groups: k = k1 + k2 x^2 with 128-bit halves over P and
+ *     [x^2] P, an endomorphism of each group (-phi on G1, psi^2 on G2);
  *   - Pippenger's bucket method with signed (Booth-recoded) c-bit digits,
- *     buckets filled in batches of affine additions sharing one inversion
- *     (windows of >= 128 buckets; XYZZ mixed additions otherwise and when
- *     a batch cannot fill), running-sum bucket reduction and window
- *     combination by doubling; the additions are variable time; c is chosen from a cost model
+ *     computed once per call for every window, buckets filled in batches of
+ *     affine additions sharing one inversion (windows of >= 128 buckets;
+ *     XYZZ mixed additions otherwise and when a batch cannot fill), the
+ *     running-sum bucket reduction in affine batches as well (XYZZ where
+ *     the buckets are not all affine), and window combination by doubling;
+ *     the additions are variable time; c is chosen from a cost model
  *     (src/msm/msm_common.c) together with how the work is split between
  *     threads;
  *   - batch affine summation (a pairwise tree, one shared inversion per
  *     level by Montgomery's trick) for sums of bases with scalar 1;
  *   - a sparse entry point that skips scalar 0, batch-sums scalar 1 and runs
- *     Pippenger on the rest (witness vectors are mostly 0 and 1).
+ *     Pippenger on the rest (witness vectors are mostly 0 and 1), and its
+ *     form for a sum of several vectors (one Pippenger over all).
  *
  * Points are affine with infinity = (0, 0) (the ec.h convention); points at
  * infinity are skipped. Points must lie in the order-r subgroup (as every
@@ -65,12 +70,14 @@ unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
  * (c the window size: 96 KiB per thread at c = 10, 3 MiB at c = 15) plus
  * about 4 bytes per bucket and ~85 KiB (G2: ~160 KiB) of batch state per
  * thread, and one XYZZ point per (window, point range) task; all freed on
- * return. G1 uses GLV: each scalar k is split as k1 + k2 L (L = x^2, both
- * halves < 2^128) over P_i and -phi(P_i), so the call also allocates 2n
- * affine points and 2n scalars (256 bytes per input point), and the window
- * is chosen for 2n points with 128-bit scalars (cuzk_g1_msm_window reports
- * it). The same holds for cuzk_g1_msm_c and for the Pippenger part of
- * cuzk_g1_msm_sparse (per scalar that is neither 0 nor 1). */
+ * return. GLV: each scalar k is split as k1 + k2 L (L = x^2, both halves
+ * < 2^128) over P_i and [L] P_i = -phi(P_i) (G2: psi^2(P_i)), so the call
+ * also allocates 2n affine points and the 2n x ceil(129 / c) signed digits
+ * (4 bytes each: ~290 bytes per input point at c = 11-13, G2 ~480), and
+ * the window is chosen for 2n points with 128-bit scalars
+ * (cuzk_g1_msm_window reports it). The same holds for
+ * cuzk_g1_msm_c and for the Pippenger part of the sparse MSMs (per scalar
+ * that is neither 0 nor 1). */
 cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 
@@ -83,11 +90,31 @@ cuzk_status cuzk_g1_msm_c(cuzk_g1_jac *r, const cuzk_g1_affine *points,
 
 /* The same sum for sparse scalar vectors: scalars equal to 0 are skipped,
  * points with scalar 1 are summed by cuzk_g1_batch_sum_bitmap, and Pippenger
- * runs over the remaining points only (its window chosen for their count).
- * Allocates, besides what those two allocate: a bitmap of n bits and one
- * size_t index per point whose scalar is neither 0 nor 1. */
+ * runs over the remaining points not at infinity only (its window chosen
+ * for their count). Allocates, besides what those two allocate: a bitmap of
+ * n bits and n size_t indices. */
 cuzk_status cuzk_g1_msm_sparse(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+
+/* One vector of a sum of MSMs. */
+typedef struct {
+    const cuzk_g1_affine *points;
+    const cuzk_scalar *scalars;
+    size_t n;
+} cuzk_g1_msm_vec;
+
+/* Most vectors one cuzk_g1_msm_sparse_sum / cuzk_g2_msm_sparse_sum takes. */
+#define CUZK_MSM_MAX_VECS 4
+
+/* *r = sum over v[0..nv) of sum_{i < v[q].n} [v[q].scalars[i]] v[q].points[i],
+ * nv <= CUZK_MSM_MAX_VECS (else CUZK_ERR_INVALID_ARGUMENT), each vector
+ * handled as by cuzk_g1_msm_sparse but with one Pippenger call over the
+ * remaining points of all of them: one bucket reduction per window instead
+ * of one per vector, and a window chosen for the total. For MSMs needed
+ * only as a sum (the L, H and r B terms of a Groth16 C). Allocates what the
+ * nv cuzk_g1_msm_sparse calls would. */
+cuzk_status cuzk_g1_msm_sparse_sum(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
+                                   unsigned nthreads);
 
 /* *r = sum_{i<n} points[i] by batch affine addition: pairs are added in
  * affine coordinates with one inversion per level of a pairwise tree
@@ -117,6 +144,13 @@ cuzk_status cuzk_g2_msm_c(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                           unsigned c);
 cuzk_status cuzk_g2_msm_sparse(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+typedef struct {
+    const cuzk_g2_affine *points;
+    const cuzk_scalar *scalars;
+    size_t n;
+} cuzk_g2_msm_vec;
+cuzk_status cuzk_g2_msm_sparse_sum(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
+                                   unsigned nthreads);
 cuzk_status cuzk_g2_batch_sum(cuzk_g2_jac *r, const cuzk_g2_affine *points, size_t n,
                               unsigned nthreads);
 cuzk_status cuzk_g2_batch_sum_bitmap(cuzk_g2_jac *r, const cuzk_g2_affine *points,

@@ -60,6 +60,15 @@ void cuzk_ntt_inverse(const cuzk_ntt_domain *d, cuzk_fr *a);
 void cuzk_ntt_coset_forward(const cuzk_ntt_domain *d, cuzk_fr *a);
 void cuzk_ntt_coset_inverse(const cuzk_ntt_domain *d, cuzk_fr *a);
 
+/* a <- coset_forward(inverse(a)): from the values of a polynomial of degree
+ * < n on the domain to its values on the coset g omega^j, natural order in
+ * and out (the H step of a Groth16 prover with a Lagrange-form key). Cheaper
+ * than the two calls: no bit-reversal permutations and one scaling pass
+ * instead of two. Allocates two tables of 2^floor(log_n / 2) and
+ * 2^ceil(log_n / 2) elements (CUZK_ERR_NO_MEMORY, a untouched, if that
+ * fails). */
+cuzk_status cuzk_ntt_to_coset(const cuzk_ntt_domain *d, cuzk_fr *a);
+
 /* The 2^32-th root of unity of a convention: 7^t or 5^t (Montgomery form). */
 void cuzk_fr_root_of_unity(cuzk_fr *r, cuzk_roots roots);
 

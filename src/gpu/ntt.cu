@@ -15,6 +15,58 @@ extern "C" {
 #include "gpu/gpu_internal.cuh"
 #include "gpu/ntt_plan.cuh"
 
+
+/* One pass (ntt.cuh): load, rounds, store; one instantiation per pass kind
+ * (KIND: NTT_COL or NTT_MID, FL: NTT_F_* flags), so each kernel holds only
+ * its own phases. 2048-element tiles: 256 threads, 64 KiB of dynamic shared
+ * memory; two blocks per SM are asked for (register cap 128: 8 elements of 8
+ * limbs per thread plus a multiplication's temporaries). */
+template <int KIND, int FL>
+__global__ void __launch_bounds__(256, 2) ntt_pass_kernel(const NttPass p, uint4 *data)
+{
+    extern __shared__ uint32_t ntt_sm[];
+    const NttBlock B = ntt_block<KIND>(p, blockIdx.x);
+    ntt_load_phase<KIND>(p, B, threadIdx.x, data, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase(p, B, threadIdx.x, ntt_sm);
+    __syncthreads();
+    NttRegs R;
+#pragma unroll 1
+    for (int q = 0; q < p.nrounds; q++) {
+        ntt_round_compute<KIND>(p, q, B, threadIdx.x, ntt_sm, R);
+        /* The last round writes to other threads' slots. */
+        if (q == p.nrounds - 1) __syncthreads();
+        ntt_round_write<KIND>(p, q, B, R, ntt_sm);
+        __syncthreads();
+    }
+    ntt_store_phase<KIND, FL>(p, B, threadIdx.x, data, ntt_sm);
+}
+
+typedef void (*NttKernel)(const NttPass, uint4 *);
+
+/* The instantiations the transforms use: pass 1 (twiddles; coset forward
+ * adds the shift), pass 2, pass 3 (coset inverse adds the shift). */
+static const struct {
+    int kind, fl;
+    NttKernel fn;
+} ntt_kernels[] = {
+    {NTT_COL, NTT_F_TW, ntt_pass_kernel<NTT_COL, NTT_F_TW>},
+    {NTT_COL, NTT_F_TW | NTT_F_PRE, ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE>},
+    {NTT_MID, NTT_F_TWD, ntt_pass_kernel<NTT_MID, NTT_F_TWD>},
+    {NTT_COL, 0, ntt_pass_kernel<NTT_COL, 0>},
+    {NTT_COL, NTT_F_POST, ntt_pass_kernel<NTT_COL, NTT_F_POST>},
+};
+enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
+
+/* The kernel of pass p (NULL: no instantiation for its flags). */
+static NttKernel ntt_kernel_for(const NttPass &p)
+{
+    int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_d ? NTT_F_TWD : 0) |
+             (p.post_lo ? NTT_F_POST : 0);
+    for (int i = 0; i < NTT_NKERNELS; i++)
+        if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl) return ntt_kernels[i].fn;
+    return NULL;
+}
+
 struct cuzk_gpu_ntt_domain {
     cuzk_gpu_ctx *ctx;
     unsigned log_n;
@@ -22,30 +74,9 @@ struct cuzk_gpu_ntt_domain {
     NttTables t;
     uint4 *tab;             /* device: t.total elements, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
+    NttKernel fn[4][3];     /* their kernels */
     size_t blocks[3];       /* grid of each pass */
 };
-
-/* One pass (ntt.cuh): load, rounds, store. 2048-element tiles: 256 threads,
- * 64 KiB of dynamic shared memory; two blocks per SM are asked for (register
- * cap 128: 8 elements of 8 limbs per thread plus a multiplication's
- * temporaries). */
-__global__ void __launch_bounds__(256, 2) ntt_pass_kernel(const NttPass p, uint4 *data)
-{
-    extern __shared__ uint32_t ntt_sm[];
-    const NttBlock B = ntt_block(p, blockIdx.x);
-    ntt_load_phase(p, B, threadIdx.x, data, ntt_sm);
-    __syncthreads();
-    NttRegs R;
-#pragma unroll 1
-    for (int q = 0; q < p.nrounds; q++) {
-        ntt_round_compute(p, q, B, threadIdx.x, ntt_sm, R);
-        /* The last round writes to other threads' slots. */
-        if (q == p.nrounds - 1) __syncthreads();
-        ntt_round_write(p, q, B, R, ntt_sm);
-        __syncthreads();
-    }
-    ntt_store_phase(p, B, threadIdx.x, data, ntt_sm);
-}
 
 /* n <= 4: one thread. */
 __global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, int w,
@@ -94,8 +125,8 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
         e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr), cudaMemcpyHostToDevice,
                             ctx->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
+        e = cudaFuncSetAttribute(ntt_kernels[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)NTT_SMEM_MAX);
     free(host);
     if (e != cudaSuccess) {
@@ -104,7 +135,10 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
         return st;
     }
     if (log_n >= 3) {
-        for (int kind = 0; kind < 4; kind++) ntt_plan_passes(d->pass[kind], t, d->tab, kind);
+        for (int kind = 0; kind < 4; kind++) {
+            ntt_plan_passes(d->pass[kind], t, d->tab, kind);
+            for (int i = 0; i < 3; i++) d->fn[kind][i] = ntt_kernel_for(d->pass[kind][i]);
+        }
         for (int i = 0; i < 3; i++) d->blocks[i] = ntt_plan_blocks(d->pass[0][i], (int)log_n);
     }
     *out = d;
@@ -159,7 +193,7 @@ static cuzk_status run(const cuzk_gpu_ntt_domain *d, int kind, uint4 *data)
     }
     for (int i = 0; i < 3; i++) {
         const NttPass &p = d->pass[kind][i];
-        ntt_pass_kernel<<<(unsigned)d->blocks[i], 1u << (p.tbits - 3), (size_t)32 << p.tbits, s>>>(
+        d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - 3), (size_t)32 << p.tbits, s>>>(
             p, data);
         CUZK_CUDA_TRY_LAUNCH();
     }
@@ -231,18 +265,19 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
-    cudaFuncAttributes fa;
-    CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, ntt_pass_kernel));
-    info->regs = fa.numRegs;
-    info->local_bytes = (int)fa.localSizeBytes;
+    /* regs, local_bytes: the largest over the forward transform's kernels */
     for (int i = 0; i < 3; i++) {
         const NttPass &p = d->pass[0][i];
+        cudaFuncAttributes fa;
+        CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, d->fn[0][i]));
+        if (fa.numRegs > info->regs) info->regs = fa.numRegs;
+        if ((int)fa.localSizeBytes > info->local_bytes) info->local_bytes = (int)fa.localSizeBytes;
         info->threads[i] = 1u << (p.tbits - 3);
         info->smem[i] = (size_t)32 << p.tbits;
         info->blocks[i] = d->blocks[i];
         int bps = 0;
         CUZK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &bps, ntt_pass_kernel, (int)info->threads[i], info->smem[i]));
+            &bps, d->fn[0][i], (int)info->threads[i], info->smem[i]));
         info->blocks_per_sm[i] = bps;
     }
     return CUZK_OK;

@@ -138,13 +138,14 @@ FF_INLINE uint32_t ntt_brev(uint32_t x, int bits)
 #endif
 }
 
+template <int KIND>
 FF_INLINE NttBlock ntt_block(const NttPass &p, uint32_t b)
 {
     NttBlock B;
     B.lo_base = 0;
     B.X = B.Y = 0;
     B.offdiag = false;
-    if (p.kind == NTT_COL) {
+    if (KIND == NTT_COL) {
         B.lo_base = b << p.gb;
         return B;
     }
@@ -161,11 +162,12 @@ FF_INLINE NttBlock ntt_block(const NttPass &p, uint32_t b)
 /* Global position of tile element a; *active is false for the absent second
  * square of a MID block on the diagonal. *xdig (MID) gets the group's top
  * digit. */
+template <int KIND>
 FF_INLINE uint32_t ntt_pos(const NttPass &p, const NttBlock &B, uint32_t a, bool *active,
                            uint32_t *xdig)
 {
     uint32_t gi = a & ((1u << p.gb) - 1), t = a >> p.gb;
-    if (p.kind == NTT_COL) {
+    if (KIND == NTT_COL) {
         *active = true;
         *xdig = 0;
         return (t << p.lo_bits) + B.lo_base + gi;
@@ -180,11 +182,12 @@ FF_INLINE uint32_t ntt_pos(const NttPass &p, const NttBlock &B, uint32_t a, bool
 
 /* Where the last round writes tile element a: t -> rev_k(t); in MID the
  * group (half, xi, yi) -> (half ^ offdiag, yi, xi). */
+template <int KIND>
 FF_INLINE uint32_t ntt_out_addr(const NttPass &p, const NttBlock &B, uint32_t a)
 {
     uint32_t gi = a & ((1u << p.gb) - 1), t = a >> p.gb;
     uint32_t t2 = ntt_brev(t, p.k);
-    if (p.kind == NTT_MID) {
+    if (KIND == NTT_MID) {
         uint32_t G = 1u << p.gy;
         uint32_t yi = gi & (G - 1), xi = (gi >> p.gy) & (G - 1), half = gi >> (2 * p.gy);
         half ^= B.offdiag ? 1u : 0u;
@@ -217,12 +220,20 @@ FF_INLINE void ntt_ldg(uint32_t x[8], const uint4 *p)
     x[4] = v1.x; x[5] = v1.y; x[6] = v1.z; x[7] = v1.w;
 }
 
+/* The two factors of f(e) = lo[e mod 2^w] * hi[e >> w] (loads only, so a
+ * loop can fetch them one element ahead). */
+FF_INLINE void ntt_two_level_ld(uint32_t u[8], uint32_t v[8], const uint4 *lo, const uint4 *hi,
+                                int w, uint32_t e)
+{
+    ntt_ldg(u, lo + 2 * (size_t)(e & ((1u << w) - 1)));
+    ntt_ldg(v, hi + 2 * (size_t)(e >> w));
+}
+
 /* f = lo[e mod 2^w] * hi[e >> w]: one multiplication. */
 FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, int w, uint32_t e)
 {
     uint32_t u[8], v[8];
-    ntt_ldg(u, lo + 2 * (size_t)(e & ((1u << w) - 1)));
-    ntt_ldg(v, hi + 2 * (size_t)(e >> w));
+    ntt_two_level_ld(u, v, lo, hi, w, e);
     ff_mul<NttF>(f, u, v);
 }
 
@@ -237,50 +248,82 @@ FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
     for (int l = 0; l < 8; l++) x[l] = s[l];
 }
 
-/* (x, y) <- (x + y, x - y): the butterfly with twiddle 1. */
-FF_INLINE void ntt_bfly1(uint32_t x[8], uint32_t y[8])
-{
-    uint32_t s[8];
-    ff_add<NttF>(s, x, y);
-    ff_sub<NttF>(y, x, y);
-#pragma unroll
-    for (int l = 0; l < 8; l++) x[l] = s[l];
-}
-
 /* ---------------------------------------------------------- phases -- */
+/* Code size is what these are shaped by: a fully unrolled pass was 20,224
+ * SASS instructions (316 KiB, 10x the L1 instruction cache) and stalled on
+ * instruction fetch more than on anything else (docs/perf.md, "GPU NTT").
+ * So every loop that multiplies is rolled (#pragma unroll 1) with a body of
+ * at most 4 multiplications, and each kernel (one per pass kind, flags as
+ * template parameters) holds only its own phases: 2,528 .. 3,376
+ * instructions, no spills, 15% faster at 2^27 (53.0 -> 44.8 ms on the
+ * H200). Unrolling the store and coset loops by 2 (more ILP, 3,040 .. 4,336
+ * instructions) measured the same, so they stay rolled. Loops that only
+ * move data stay unrolled (more loads in flight, little code). */
 
-/* global -> shared memory, with the coset shift when p.pre_lo is set.
- * Thread tid of 2^(tbits-3) moves elements a = tid + j 2^(tbits-3): 32
- * consecutive lanes take consecutive groups (contiguous columns in COL). */
+/* Pass flags (template parameter FL of the phases and the kernel). */
+enum {
+    NTT_F_PRE = 1,  /* load: x *= pre(pos) (coset forward, pass 1) */
+    NTT_F_TW = 2,   /* store, COL: x *= w^(lo * t) (pass 1) */
+    NTT_F_TWD = 4,  /* store, MID: x *= tw_d[xdig * t] (pass 2) */
+    NTT_F_POST = 8  /* store: x *= post(pos) (coset inverse, pass 3) */
+};
+
+/* global -> shared memory. Thread tid of 2^(tbits-3) moves elements
+ * a = tid + j 2^(tbits-3), j < 8: 32 consecutive lanes take consecutive
+ * groups (contiguous columns in COL). All 8 loads are issued before the
+ * first store to shared memory (nothing else is live yet). */
+template <int KIND>
 FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
                               const uint4 *data, uint32_t *sm)
 {
     const uint32_t nthr = 1u << (p.tbits - 3);
-    /* Two batches of 4 loads in flight (8 would need 64 registers). */
+    uint32_t x[8][8];
+    bool act[8];
 #pragma unroll
-    for (int j0 = 0; j0 < 8; j0 += 4) {
-        uint32_t x[4][8], pos[4];
-        bool act[4];
+    for (int j = 0; j < 8; j++) {
+        uint32_t xd;
+        uint32_t pos = ntt_pos<KIND>(p, B, tid + j * nthr, &act[j], &xd);
+        if (act[j]) ff_load<NttF>(x[j], data + 2 * (size_t)pos);
+    }
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            uint32_t xd;
-            pos[j] = ntt_pos(p, B, tid + (j0 + j) * nthr, &act[j], &xd);
-            if (act[j]) ff_load<NttF>(x[j], data + 2 * (size_t)pos[j]);
+    for (int j = 0; j < 8; j++)
+        if (act[j]) ntt_sm_write(sm, p.tbits, ntt_slot(tid + j * nthr), x[j]);
+}
+
+/* Coset shift of pass 1 (COL only), after the load phase, on the thread's
+ * own slots (so no barrier in between): x *= g^pos, the factor formed from
+ * the two-level table (2 multiplications per element). Rolled; the table
+ * entries of element j + 1 are fetched before element j is multiplied. */
+FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
+{
+    const uint32_t nthr = 1u << (p.tbits - 3);
+    uint32_t u[8], v[8];
+    bool act;
+    uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, tid, &act, &xd);
+    ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
+#pragma unroll 1
+    for (int j = 0; j < 8; j++) {
+        uint32_t a = tid + j * nthr, x[8], f[8];
+        ff_mul<NttF>(f, u, v);
+        if (j < 7) {
+            uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
+            ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
         }
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            if (!act[j]) continue;
-            if (p.pre_lo) {
-                uint32_t f[8];
-                ntt_two_level(f, p.pre_lo, p.pre_hi, p.w, pos[j]);
-                ff_mul<NttF>(x[j], x[j], f);
-            }
-            ntt_sm_write(sm, p.tbits, ntt_slot(tid + (j0 + j) * nthr), x[j]);
-        }
+        ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+        ff_mul<NttF>(x, x, f);
+        ntt_sm_write(sm, p.tbits, ntt_slot(a), x);
     }
 }
 
-/* Round q: read the thread's 8 elements and do the round's stages. */
+/* Round q: read the thread's 8 elements and do the round's stages.
+ *
+ * The stages are one rolled loop whose body is the 4 butterflies
+ * (0,4) (1,5) (2,6) (3,7) with the outputs of butterfly i placed at 2i and
+ * 2i+1 (a Stockham step in registers): after s stages, register v holds the
+ * element u whose bit (b - s) mod 3 is bit b of v, so the next stage's pairs
+ * are again (i, i + 4), on u bit 2 - s. Register indices stay compile-time
+ * constants; the round's end maps v back to u when it writes. */
+template <int KIND>
 FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
                                  const uint32_t *sm, NttRegs &R)
 {
@@ -292,7 +335,7 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
      * first, so lanes vary the low address bits). */
     R.abase = ((tid & ((1u << split) - 1)) << eg) | ((tid >> split) << (p.gb + gp + 3 - eg));
     R.active = true;
-    if (p.kind == NTT_MID) {
+    if (KIND == NTT_MID) {
         uint32_t half = (R.abase >> (p.gb - 1)) & 1u;
         R.active = half == 0 || B.offdiag;
     }
@@ -305,101 +348,116 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
         ntt_sm_read(R.x[u], sm, p.tbits, ntt_slot(a));
     }
     const uint32_t tbase = R.abase >> p.gb;
-    const bool last = q == p.nrounds - 1;
-    if (last && eg == 0) {
-        /* gamma = 0, r = 3: t = tbase + u with tbase a multiple of 8, so the
-         * twiddle exponents j = t mod 2^m are known here: w_8^1, w_8^2 = w_4,
-         * w_8^3, and 1 (skipped). 5 multiplications for 12 butterflies. */
-        uint32_t w1[8], w2[8], w3[8];
-        ntt_ldg(w1, p.inner + 2 * ((size_t)1 << (p.kt - 3)));
-        ntt_ldg(w2, p.inner + 2 * ((size_t)2 << (p.kt - 3)));
-        ntt_ldg(w3, p.inner + 2 * ((size_t)3 << (p.kt - 3)));
-        /* bit 2: pairs (u, u + 4), j = u */
-        ntt_bfly1(R.x[0], R.x[4]);
-        ntt_bfly(R.x[1], R.x[5], w1);
-        ntt_bfly(R.x[2], R.x[6], w2);
-        ntt_bfly(R.x[3], R.x[7], w3);
-        /* bit 1: pairs (u, u + 2), j = u mod 2: w_4^j */
-        ntt_bfly1(R.x[0], R.x[2]);
-        ntt_bfly(R.x[1], R.x[3], w2);
-        ntt_bfly1(R.x[4], R.x[6]);
-        ntt_bfly(R.x[5], R.x[7], w2);
-        /* bit 0: twiddle 1 */
-        ntt_bfly1(R.x[0], R.x[1]);
-        ntt_bfly1(R.x[2], R.x[3]);
-        ntt_bfly1(R.x[4], R.x[5]);
-        ntt_bfly1(R.x[6], R.x[7]);
-        return;
-    }
-    /* General round: butterflies on u bits m = 2 .. 3 - r, i.e. t bits
-     * beta = gamma + m, twiddle w_{2^(beta+1)}^j with j = t mod 2^beta. */
+#pragma unroll 1
+    for (int s = 0; s < r; s++) {
+        /* u bit 2 - s: t bit beta = gamma + 2 - s, twiddle w_{2^(beta+1)}^j,
+         * j = t mod 2^beta = inner[j 2^(kt-1-beta)]; j = 0 (twiddle 1, e.g.
+         * 7 of the 12 in a last round) skips the multiplication. */
+        const int beta = gamma + 2 - s;
+        const uint32_t bmask = (1u << beta) - 1;
+        const int sh1 = (4 - s) % 3, sh0 = (3 - s) % 3; /* u bits of v bits 1, 0 */
+        uint32_t y[8][8];
 #pragma unroll
-    for (int m = 2; m >= 0; m--) {
-        if (m < 3 - r) break;
-        const int beta = gamma + m;
-#pragma unroll
-        for (int low = 0; low < (1 << m); low++) {
-            uint32_t t = tbase + (((uint32_t)low >> eg) << gp);
-            uint32_t j = t & ((1u << beta) - 1);
-            uint32_t w[8];
+        for (int i = 0; i < 4; i++) {
+            uint32_t u = (((uint32_t)i >> 1) << sh1) | (((uint32_t)i & 1u) << sh0);
+            uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
+            uint32_t w[8], d[8];
             ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + 4]);
+            ff_sub<NttF>(d, R.x[i], R.x[i + 4]);
+            if (j) ff_mul<NttF>(d, d, w);
 #pragma unroll
-            for (int hi = 0; hi < (4 >> m); hi++) {
-                int u = low | (hi << (m + 1));
-                ntt_bfly(R.x[u], R.x[u | (1 << m)], w);
-            }
+            for (int l = 0; l < 8; l++) y[2 * i + 1][l] = d[l];
         }
+#pragma unroll
+        for (int v = 0; v < 8; v++)
+#pragma unroll
+            for (int l = 0; l < 8; l++) R.x[v][l] = y[v][l];
     }
 }
 
 /* Round q: write the 8 elements back (the last round: to their output
- * slots, which other threads may still be reading before a barrier). */
+ * slots, which other threads may still be reading before a barrier). After
+ * r stages register v holds u = v with its 3 bits rotated by r. */
+template <int KIND>
 FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const NttRegs &R,
                                uint32_t *sm)
 {
     if (!R.active) return;
-    const int gamma = p.rnd[q].gamma;
+    const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
     const int eg = gamma < 0 ? -gamma : 0;
     const int gp = gamma < 0 ? 0 : gamma;
     const uint32_t gmask = (1u << eg) - 1;
     const int ushift = p.gb + gp;
     const bool last = q == p.nrounds - 1;
+    const int rs = r % 3; /* v bit b is u bit (b - r) mod 3 */
 #pragma unroll
-    for (int u = 0; u < 8; u++) {
-        uint32_t a = R.abase | ((uint32_t)u & gmask) | (((uint32_t)u >> eg) << ushift);
-        if (last) a = ntt_out_addr(p, B, a);
-        ntt_sm_write(sm, p.tbits, ntt_slot(a), R.x[u]);
+    for (int v = 0; v < 8; v++) {
+        uint32_t u = (((uint32_t)v << (3 - rs)) | ((uint32_t)v >> rs)) & 7u;
+        uint32_t a = R.abase | (u & gmask) | ((u >> eg) << ushift);
+        if (last) a = ntt_out_addr<KIND>(p, B, a);
+        ntt_sm_write(sm, p.tbits, ntt_slot(a), R.x[v]);
     }
 }
 
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
- * load phase. */
+ * load phase. Without multiplications: unrolled. With them: rolled, the
+ * table entries of element j + 1 fetched before element j is multiplied. */
+template <int KIND, int FL>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
     const uint32_t nthr = 1u << (p.tbits - 3);
+    constexpr bool MUL = (FL & (NTT_F_TW | NTT_F_TWD | NTT_F_POST)) != 0;
+    if (!MUL) {
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
-        uint32_t a = tid + j * nthr, xd;
+        for (int j = 0; j < 8; j++) {
+            uint32_t a = tid + j * nthr, xd, x[8];
+            bool act;
+            uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
+            if (!act) continue;
+            ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+            ff_store<NttF>(data + 2 * (size_t)pos, x);
+        }
+        return;
+    }
+    static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWD) != 0) + ((FL & NTT_F_POST) != 0) <= 1,
+                  "one store factor per pass");
+    const uint4 *lo = FL & NTT_F_TW ? p.tw_lo : p.post_lo;
+    const uint4 *hi = FL & NTT_F_TW ? p.tw_hi : p.post_hi;
+    const uint32_t gmask = (1u << p.gb) - 1;
+    /* The factor's table index of element a at pos: pass 1 lo * t (lo the
+     * column, t = ka), pass 2 xdig * t (t = kb), pass 3 (coset) pos. */
+    uint32_t u[8], v[8];
+    {
         bool act;
-        uint32_t pos = ntt_pos(p, B, a, &act, &xd);
+        uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
+        if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
+        else ntt_two_level_ld(u, v, lo, hi, p.w,
+                              FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
+    }
+#pragma unroll 1
+    for (int j = 0; j < 8; j++) {
+        uint32_t a = tid + j * nthr, xd, x[8], f[8];
+        bool act;
+        uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
+        if (FL & NTT_F_TWD) {
+#pragma unroll
+            for (int l = 0; l < 8; l++) f[l] = u[l];
+        } else {
+            ff_mul<NttF>(f, u, v);
+        }
+        if (j < 7) {
+            uint32_t an = a + nthr, xn, tn = an >> p.gb;
+            bool actn;
+            uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
+            if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
+            else ntt_two_level_ld(u, v, lo, hi, p.w,
+                                  FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
+        }
         if (!act) continue;
-        uint32_t x[8], f[8];
         ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
-        uint32_t t = a >> p.gb;
-        if (p.tw_lo) { /* pass 1: w^(lo * ka), ka = t */
-            uint32_t lo = B.lo_base + (a & ((1u << p.gb) - 1));
-            ntt_two_level(f, p.tw_lo, p.tw_hi, p.w, lo * t);
-            ff_mul<NttF>(x, x, f);
-        }
-        if (p.tw_d) { /* pass 2: w^(c kb 2^k1), c = the group's top digit, kb = t */
-            ntt_ldg(f, p.tw_d + 2 * (size_t)(xd * t));
-            ff_mul<NttF>(x, x, f);
-        }
-        if (p.post_lo) {
-            ntt_two_level(f, p.post_lo, p.post_hi, p.w, pos);
-            ff_mul<NttF>(x, x, f);
-        }
+        ff_mul<NttF>(x, x, f);
         ff_store<NttF>(data + 2 * (size_t)pos, x);
     }
 }

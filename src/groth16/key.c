@@ -5,6 +5,8 @@
 
 #include <cuzk/groth16.h>
 
+#include "groth16/groth16_internal.h"
+
 static void set_err(char *err, const char *fmt, const char *what, cuzk_status s)
 {
     if (err) snprintf(err, CUZK_ERRMSG_LEN, fmt, what, cuzk_strerror(s));
@@ -39,8 +41,8 @@ static cuzk_status sparse_with_input_rows(cuzk_sparse *dst, const cuzk_sparse *s
     return CUZK_OK;
 }
 
-static cuzk_status matrices_with_input_rows(cuzk_matrices *dst, const cuzk_matrices *src,
-                                            uint32_t extra)
+cuzk_status g16_matrices_with_input_rows(cuzk_matrices *dst, const cuzk_matrices *src,
+                                         uint32_t extra)
 {
     memset(dst, 0, sizeof *dst);
     dst->n_rows = src->n_rows + extra;
@@ -71,16 +73,24 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
 
 /* Decodes view v (n points) and spreads them over the n_vars slots whose
  * dens[] is set (when dens is NULL, n_vars = v->n and every slot is used);
- * the other slots are identity. Errors name the file and the vector. */
+ * the other slots are identity. Errors name the file and the vector.
+ * Without dens and with n_vars = v->n (a .zkey) the points are decoded
+ * straight into *out: no second array to fill and copy. */
 #define EXPAND(NAME, AFF, DECODE)                                                           \
     static cuzk_status NAME(AFF **out, const cuzk_points *v, const uint8_t *dens,            \
                             uint64_t n_vars, unsigned nthreads, const char *file,            \
                             const char *what, char *err)                                     \
     {                                                                                        \
-        AFF *tmp = malloc((v->n ? v->n : 1) * sizeof *tmp);                                  \
-        *out = calloc(n_vars ? n_vars : 1, sizeof **out);                                    \
+        AFF *tmp;                                                                            \
+        int direct = !dens && v->n == n_vars;                                                \
+        if (direct) {                                                                        \
+            tmp = *out = malloc((n_vars ? n_vars : 1) * sizeof **out);                       \
+        } else {                                                                             \
+            tmp = malloc((v->n ? v->n : 1) * sizeof *tmp);                                   \
+            *out = calloc(n_vars ? n_vars : 1, sizeof **out);                                \
+        }                                                                                    \
         if (!tmp || !*out) {                                                                 \
-            free(tmp);                                                                       \
+            if (tmp != *out) free(tmp);                                                      \
             return CUZK_ERR_NO_MEMORY;                                                       \
         }                                                                                    \
         uint64_t bad = 0;                                                                    \
@@ -89,10 +99,11 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
             if (err)                                                                         \
                 snprintf(err, CUZK_ERRMSG_LEN, "%s: %s point %llu: %s", file, what,        \
                          (unsigned long long)bad, cuzk_strerror(s));                         \
-            free(tmp);                                                                       \
+            if (tmp != *out) free(tmp);                                                      \
             return s;                                                                        \
         }                                                                                    \
-        for (uint64_t i = 0, k = 0; i < n_vars; i++)                                         \
+        if (direct) return CUZK_OK;                                                          \
+        for (uint64_t i = 0, k = 0; i < n_vars && k < v->n; i++)                             \
             if (!dens || dens[i]) (*out)[i] = tmp[k++];                                      \
         free(tmp);                                                                           \
         return CUZK_OK;                                                                      \
@@ -122,7 +133,7 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
         (s = expand_g1(&pk->l, &z->c, NULL, z->c.n, nthreads, "zkey", "C", err)) != CUZK_OK ||
         (s = expand_g1(&pk->h, &z->h, NULL, z->h.n, nthreads, "zkey", "H", err)) != CUZK_OK)
         goto fail;
-    if ((s = matrices_with_input_rows(&pk->m, &z->m, 0)) != CUZK_OK) {
+    if ((s = g16_matrices_with_input_rows(&pk->m, &z->m, 0)) != CUZK_OK) {
         set_err(err, "%s: %s", "zkey coefficients", s);
         goto fail;
     }
@@ -212,7 +223,7 @@ cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_param
         goto fail;
 
     /* The circuit's rows plus the input rows. */
-    if ((s = matrices_with_input_rows(&pk->m, &r->m, n_in)) != CUZK_OK) goto fail;
+    if ((s = g16_matrices_with_input_rows(&pk->m, &r->m, n_in)) != CUZK_OK) goto fail;
     free(da);
     free(db);
     return CUZK_OK;

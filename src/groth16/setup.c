@@ -28,6 +28,7 @@
 #include <cuzk/groth16.h>
 
 #include "common/parallel.h"
+#include "groth16/groth16_internal.h"
 
 static cuzk_status fail(char *err, cuzk_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -106,34 +107,6 @@ static cuzk_status check_sparse(const cuzk_sparse *s, uint64_t n_rows, uint64_t 
             return fail(err, CUZK_ERR_INVALID_ARGUMENT, "matrix %c: term %llu names "
                         "coefficient %u of %u", name, (unsigned long long)t, s->coeff[t],
                         n_coeffs);
-    }
-    return CUZK_OK;
-}
-
-/* dst = src with n_in input rows appended (row n_rows + i is 1 * wire i in
- * A, empty in B and C), as the prover expects them (formats.md §5.1). */
-static cuzk_status copy_sparse(cuzk_sparse *dst, const cuzk_sparse *src, uint64_t n_rows,
-                               uint32_t n_in, int is_a)
-{
-    uint64_t nt = src->n_terms + (is_a ? n_in : 0);
-    dst->n_terms = nt;
-    dst->row_start = malloc((n_rows + n_in + 1) * sizeof *dst->row_start);
-    dst->wire = malloc((nt ? nt : 1) * sizeof *dst->wire);
-    dst->coeff = malloc((nt ? nt : 1) * sizeof *dst->coeff);
-    if (!dst->row_start || !dst->wire || !dst->coeff) return CUZK_ERR_NO_MEMORY;
-    memcpy(dst->row_start, src->row_start, (n_rows + 1) * sizeof *dst->row_start);
-    if (src->n_terms) {
-        memcpy(dst->wire, src->wire, src->n_terms * sizeof *dst->wire);
-        memcpy(dst->coeff, src->coeff, src->n_terms * sizeof *dst->coeff);
-    }
-    uint64_t k = src->n_terms;
-    for (uint32_t i = 0; i < n_in; i++) {
-        if (is_a) {
-            dst->wire[k] = i;
-            dst->coeff[k] = CUZK_COEFF_ONE;
-            k++;
-        }
-        dst->row_start[n_rows + i + 1] = k;
     }
     return CUZK_OK;
 }
@@ -617,15 +590,7 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
     pk->log_domain = log_n;
 
     /* 1. rows */
-    pk->m.n_rows = n_rows;
-    pk->m.n_coeffs = m->n_coeffs;
-    pk->m.coeffs = malloc(m->n_coeffs * sizeof *pk->m.coeffs);
-    if (!pk->m.coeffs) goto oom;
-    memcpy(pk->m.coeffs, m->coeffs, m->n_coeffs * sizeof *pk->m.coeffs);
-    if (copy_sparse(&pk->m.a, &m->a, m->n_rows, n_inputs, 1) != CUZK_OK ||
-        copy_sparse(&pk->m.b, &m->b, m->n_rows, n_inputs, 0) != CUZK_OK ||
-        copy_sparse(&pk->m.c, &m->c, m->n_rows, n_inputs, 0) != CUZK_OK)
-        goto oom;
+    if (g16_matrices_with_input_rows(&pk->m, m, n_inputs) != CUZK_OK) goto oom;
 
     if ((s = cuzk_ntt_domain_create(&dom, log_n, opts->roots, 1)) != CUZK_OK) {
         fail(err, s, "NTT domain 2^%u: %s", log_n, cuzk_strerror(s));

@@ -3,23 +3,25 @@
 #include <cuzk/msm.h>
 
 #include "common/parallel.h"
+#include "msm/msm_field.h"
 #include "msm/msm_internal.h"
 
 #define FE cuzk_fp
-#define F(name) cuzk_fp_##name
+#define F(name) msm_fp_##name /* msm_field.h: inline additions */
 #define FE_ONE_ CUZK_FP_ONE
 #define FE_INV_VAR cuzk_fp_inv_var
 #define G(name) cuzk_g1_##name
 #define AFF cuzk_g1_affine
 #define JAC cuzk_g1_jac
 #define XYZZ cuzk_g1_xyzz
+#define VEC cuzk_g1_msm_vec
 /* Costs in G1 mixed additions (0.79 us on the 16-core Xeon with the
  * constant-time formulas, see msm_common.c): XYZZ addition 1.02 us (a
  * bucket is two of them), Jacobian doubling 0.67 us, thread start ~30 us.
  * With the variable-time additions and batch-affine buckets (the reduction
  * adds affine buckets by mixed additions) ba_point and bucket were refitted
  * on the 2-core EPYC (msm_common.c). */
-#define MSM_COSTS {.ba_point = 0.62, .aff_bytes = sizeof(AFF), .bucket = 2.0, .dbl = 0.85, .thread = 40, .bucket_bytes = sizeof(XYZZ)}
+#define MSM_COSTS {.ba_point = 0.62, .aff_bytes = sizeof(AFF), .bucket = 0.9, .dbl = 0.85, .thread = 40, .bucket_bytes = sizeof(XYZZ)}
 /* An Fp inversion (binary Euclid) costs 3.5 us on the Xeon (~70 M) and up
  * to ~35 us on the loaded development machine; a pair added in affine
  * saves ~5 M over a mixed addition, so a level of k points pays for its

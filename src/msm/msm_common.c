@@ -67,8 +67,8 @@ unsigned msm_threads(unsigned nthreads)
  *
  * Unit: one mixed addition of an affine point into an XYZZ bucket. A call
  * with window size c has W = ceil(255 / c) windows (scalars folded below
- * 2^254, see msm_internal.h; ceil(129 / c) for the 128-bit GLV halves on
- * G1, whose call then has 2n points) and 2^(c-1) buckets per window. Cutting the
+ * 2^254, see msm_internal.h; ceil(129 / c) for the 128-bit GLV halves,
+ * whose call then has 2n points) and 2^(c-1) buckets per window. Cutting the
  * points into R ranges gives W R independent tasks, each costing
  *     n / R * miss          bucket additions (digit 0 has probability 2^-c);
  *                           miss = 1, or MSM_L2_MISS once one thread's
@@ -112,7 +112,28 @@ unsigned msm_threads(unsigned nthreads)
  * model's choice after the refit):
  *   G1 2^16: c=11 7.24  c=12 6.75  c=13* 6.56  c=14 7.01
  *   G1 2^18: c=12 6.47  c=13 5.97  c=14* 5.86  c=15 5.74
- *   G2 2^16: c=11 17.9  c=12* 17.2  c=13 16.6 */
+ *   G2 2^16: c=11 17.9  c=12* 17.2  c=13 16.6
+ *
+ * With GLV on G1 and G2 (2n points, 128-bit halves) and batches of nb / 4,
+ * `bucket` was refitted to 1.3 on the prover's sizes (chain14 key: 5022,
+ * 7536, 16026 and 16384 points), where 2.0 chose windows one bit too small.
+ * 2-core EPYC, 1 thread, CPU ms, best of 3 (* = the model's choice at 1.3;
+ * at 2.0 it took c=10 for 7536 and c=11 for 16384):
+ *   G1   5022: c=10* 42.4  c=11 42.6  c=12 45.4  c=13 54.8
+ *   G1   7536: c=10 62.0  c=11* 60.7  c=12 61.4  c=13 68.3
+ *   G1  16384: c=10 138.6  c=11 122.0  c=12* 117.8  c=13 119.1
+ *   G2   5022: c=9 117.3  c=10* 104.8  c=11 107.3  c=12 118.7
+ * On 2 threads the model weighs in the rounds of windows per thread: for
+ * 16384 it takes c=13 (10 windows, 5 per thread: 5 x 11.9 = 59.6 ms of the
+ * per-window times above, against 6 x 10.7 = 64.3 at c=12).
+ *
+ * Then the batch-affine bucket reduction (msm_impl.h, ba_reduce) made
+ * buckets cheaper again: `bucket` 1.3 -> 0.9. Same box and method:
+ *   G1   5022: c=10 41.3  c=11* 39.7  c=12 39.5  c=13 42.0  c=14 52.5
+ *   G1   7536: c=10 60.5  c=11 57.3  c=12* 55.7  c=13 57.1  c=14 67.9
+ *   G1  32410: c=11 231.8  c=12 215.5  c=13* 202.4  c=14 219.2
+ *   G2   5022: c=9 117.1  c=10 102.4  c=11* 98.9  c=12 100.5
+ * (c=14 and up are held back by the L2 term on this 1 MiB-L2 box.) */
 
 #define MSM_L2_MISS 1.35
 

@@ -21,8 +21,8 @@
  * r - k with the point negated, so k < 2^254 and ceil(255 / c) signed
  * windows suffice (see msm_digit). The Pippenger core takes the scalar
  * bit length nbits as a parameter (every scalar < 2^nbits after folding):
- * MSM_SCALAR_BITS for plain scalars, MSM_GLV_BITS for the halves of the G1
- * GLV decomposition (msm_glv_split). */
+ * MSM_SCALAR_BITS for plain scalars, MSM_GLV_BITS for the halves of the
+ * GLV decomposition (msm_glv_split), which every MSM now uses. */
 #define MSM_SCALAR_BITS 254
 #define MSM_GLV_BITS 128
 
@@ -136,7 +136,8 @@ struct msm_costs {
 void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
                      unsigned c_forced, const struct msm_costs *costs);
 
-/* GLV on G1. phi(x, y) = (beta x, y) acts on G1 as [-L] with
+/* GLV (G1 here; G2 uses the same L through psi^2, see g2_msm.c).
+ * phi(x, y) = (beta x, y) acts on G1 as [-L] with
  * L = x^2 = MSM_GLV_L (x the BLS parameter; r = L^2 - L + 1, so L is a
  * root of l^2 - l + 1 and -L one of l^2 + l + 1 mod r; the beta of
  * src/ec/g1.c picks -L, checked by tests/test_msm.c). Any k mod r is k = k1 + k2 L with k2 = floor(k' / L),

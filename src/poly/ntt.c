@@ -5,6 +5,11 @@
  * inverse: bit-reversal permutation, then decimation in time with the
  *          inverse roots; 1/n is folded into a final scaling pass (with g^-i
  *          for the coset variant).
+ * to_coset: decimation in frequency with the inverse roots (natural in,
+ *          bit-reversed out), one scaling pass by g^i / n in bit-reversed
+ *          order, decimation in time with the forward roots (bit-reversed
+ *          in, natural out): no permutation at all, one scaling pass
+ *          instead of two.
  *
  * Stages whose butterflies span less than NTT_BLOCK elements run block by
  * block, all such stages on one block before moving on, so each block is read
@@ -18,6 +23,7 @@
 #include <cuzk/poly.h>
 
 #include "common/parallel.h"
+#include "ff/mont.h"
 
 /* Butterflies narrower than this stay inside one block: 2^12 elements =
  * 128 KiB, half of a typical 256 KiB-1 MiB L2. */
@@ -54,6 +60,18 @@ size_t cuzk_ntt_size(const cuzk_ntt_domain *d) { return d->n; }
 cuzk_roots cuzk_ntt_roots(const cuzk_ntt_domain *d) { return d->roots; }
 const cuzk_fr *cuzk_ntt_omega(const cuzk_ntt_domain *d) { return &d->omega; }
 const cuzk_fr *cuzk_ntt_coset_shift(const cuzk_ntt_domain *d) { return &d->g; }
+
+/* Fr addition and subtraction inlined into the butterflies rather than
+ * called in fr.c: inverse + coset forward of 2^14 elements, 1 thread,
+ * 8.3-8.8 -> 7.9 ms (2-core EPYC). */
+static inline void fr_add_(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
+{
+    mont_add(r->l, a->l, b->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+}
+static inline void fr_sub_(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
+{
+    mont_sub(r->l, a->l, b->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+}
 
 /* out[j] = w^j for j < n, starting from w^start. */
 static void powers(cuzk_fr *out, const cuzk_fr *w, size_t start, size_t n)
@@ -131,7 +149,8 @@ void cuzk_ntt_domain_destroy(cuzk_ntt_domain *d)
 struct pass {
     const cuzk_ntt_domain *d;
     cuzk_fr *a;
-    int inverse;
+    int dit;             /* butterflies: decimation in time (else frequency) */
+    int inv_roots;       /* with the inverse roots */
     size_t h;            /* outer stage: half-width of its butterflies */
     cuzk_fr scale_start; /* scaling passes: factor for element 0 */
     cuzk_fr scale_step;  /* ... multiplied by this per element */
@@ -142,17 +161,24 @@ static unsigned threads_for(const cuzk_ntt_domain *d)
     return d->log_n < NTT_SERIAL_LOG ? 1 : d->nthreads;
 }
 
-/* Decimation in frequency on one block: stages h = block/2 .. 1. */
-static void inner_dif(const cuzk_ntt_domain *d, cuzk_fr *blk)
+/* Decimation in frequency on one block: stages h = block/2 .. 1, with the
+ * twiddle table tw0 (d->tw or d->tw_inv). */
+static void inner_dif(const cuzk_ntt_domain *d, cuzk_fr *blk, const cuzk_fr *tw0)
 {
     for (size_t h = d->block >> 1; h >= 1; h >>= 1) {
-        const cuzk_fr *tw = d->tw + h;
+        const cuzk_fr *tw = tw0 + h;
         for (size_t g0 = 0; g0 < d->block; g0 += 2 * h) {
             cuzk_fr *x = blk + g0, *y = x + h;
-            for (size_t j = 0; j < h; j++) {
+            /* j = 0: twiddle 1, no multiplication (all of stage h = 1,
+             * half of h = 2, ...: 1/7 of a 2^14 transform's; to_coset of
+             * 2^14, 1 thread: 7.1 -> 6.4 ms) */
+            cuzk_fr u = x[0], v = y[0];
+            fr_add_(&x[0], &u, &v);
+            fr_sub_(&y[0], &u, &v);
+            for (size_t j = 1; j < h; j++) {
                 cuzk_fr u = x[j], v = y[j];
-                cuzk_fr_add(&x[j], &u, &v);
-                cuzk_fr_sub(&v, &u, &v);
+                fr_add_(&x[j], &u, &v);
+                fr_sub_(&v, &u, &v);
                 cuzk_fr_mul(&y[j], &v, &tw[j]);
             }
         }
@@ -160,17 +186,20 @@ static void inner_dif(const cuzk_ntt_domain *d, cuzk_fr *blk)
 }
 
 /* Decimation in time on one block: stages h = 1 .. block/2. */
-static void inner_dit(const cuzk_ntt_domain *d, cuzk_fr *blk)
+static void inner_dit(const cuzk_ntt_domain *d, cuzk_fr *blk, const cuzk_fr *tw0)
 {
     for (size_t h = 1; h < d->block; h <<= 1) {
-        const cuzk_fr *tw = d->tw_inv + h;
+        const cuzk_fr *tw = tw0 + h;
         for (size_t g0 = 0; g0 < d->block; g0 += 2 * h) {
             cuzk_fr *x = blk + g0, *y = x + h;
-            for (size_t j = 0; j < h; j++) {
+            cuzk_fr u = x[0], v = y[0]; /* j = 0: twiddle 1 */
+            fr_add_(&x[0], &u, &v);
+            fr_sub_(&y[0], &u, &v);
+            for (size_t j = 1; j < h; j++) {
                 cuzk_fr u = x[j], v;
                 cuzk_fr_mul(&v, &y[j], &tw[j]);
-                cuzk_fr_add(&x[j], &u, &v);
-                cuzk_fr_sub(&y[j], &u, &v);
+                fr_add_(&x[j], &u, &v);
+                fr_sub_(&y[j], &u, &v);
             }
         }
     }
@@ -179,12 +208,13 @@ static void inner_dit(const cuzk_ntt_domain *d, cuzk_fr *blk)
 static void inner_range(void *ctx, size_t b, size_t e)
 {
     struct pass *p = ctx;
+    const cuzk_fr *tw = p->inv_roots ? p->d->tw_inv : p->d->tw;
     for (size_t k = b; k < e; k++) {
         cuzk_fr *blk = p->a + k * p->d->block;
-        if (p->inverse)
-            inner_dit(p->d, blk);
+        if (p->dit)
+            inner_dit(p->d, blk, tw);
         else
-            inner_dif(p->d, blk);
+            inner_dif(p->d, blk, tw);
     }
 }
 
@@ -195,7 +225,7 @@ static void outer_range(void *ctx, size_t b, size_t e)
     struct pass *p = ctx;
     const cuzk_ntt_domain *d = p->d;
     size_t h = p->h;
-    cuzk_fr w = p->inverse ? d->omega_inv : d->omega; /* -> omega_2h */
+    cuzk_fr w = p->inv_roots ? d->omega_inv : d->omega; /* -> omega_2h */
     for (size_t k = d->n; k > 2 * h; k >>= 1) cuzk_fr_sqr(&w, &w);
     cuzk_fr tw[NTT_TW_CHUNK];
     for (size_t j0 = b; j0 < e; j0 += NTT_TW_CHUNK) {
@@ -203,18 +233,18 @@ static void outer_range(void *ctx, size_t b, size_t e)
         powers(tw, &w, j0, c);
         for (size_t g0 = 0; g0 < d->n; g0 += 2 * h) {
             cuzk_fr *x = p->a + g0 + j0, *y = x + h;
-            if (p->inverse) {
+            if (p->dit) {
                 for (size_t j = 0; j < c; j++) {
                     cuzk_fr u = x[j], v;
                     cuzk_fr_mul(&v, &y[j], &tw[j]);
-                    cuzk_fr_add(&x[j], &u, &v);
-                    cuzk_fr_sub(&y[j], &u, &v);
+                    fr_add_(&x[j], &u, &v);
+                    fr_sub_(&y[j], &u, &v);
                 }
             } else {
                 for (size_t j = 0; j < c; j++) {
                     cuzk_fr u = x[j], v = y[j];
-                    cuzk_fr_add(&x[j], &u, &v);
-                    cuzk_fr_sub(&v, &u, &v);
+                    fr_add_(&x[j], &u, &v);
+                    fr_sub_(&v, &u, &v);
                     cuzk_fr_mul(&y[j], &v, &tw[j]);
                 }
             }
@@ -263,24 +293,42 @@ static void run_scale(const cuzk_ntt_domain *d, cuzk_fr *a, const cuzk_fr *start
     cuzk_parallel_for(d->n, 4096, threads_for(d), scale_range, &p);
 }
 
-static void run_dif(const cuzk_ntt_domain *d, cuzk_fr *a)
+static void run_bitrev(const cuzk_ntt_domain *d, cuzk_fr *a)
 {
-    struct pass p = {.d = d, .a = a, .inverse = 0};
+    struct pass p = {.d = d, .a = a};
+    cuzk_parallel_for(d->n, 4096, threads_for(d), bitrev_range, &p);
+}
+
+/* Decimation in frequency: natural order in, bit-reversed out. */
+static void dif_stages(const cuzk_ntt_domain *d, cuzk_fr *a, int inv_roots)
+{
+    struct pass p = {.d = d, .a = a, .dit = 0, .inv_roots = inv_roots};
     unsigned t = threads_for(d);
     for (p.h = d->n >> 1; p.h >= d->block; p.h >>= 1)
         cuzk_parallel_for(p.h, NTT_TW_CHUNK, t, outer_range, &p);
     cuzk_parallel_for(d->n / d->block, 1, t, inner_range, &p);
-    cuzk_parallel_for(d->n, 4096, t, bitrev_range, &p);
+}
+
+/* Decimation in time: bit-reversed order in, natural out. */
+static void dit_stages(const cuzk_ntt_domain *d, cuzk_fr *a, int inv_roots)
+{
+    struct pass p = {.d = d, .a = a, .dit = 1, .inv_roots = inv_roots};
+    unsigned t = threads_for(d);
+    cuzk_parallel_for(d->n / d->block, 1, t, inner_range, &p);
+    for (p.h = d->block; p.h < d->n; p.h <<= 1)
+        cuzk_parallel_for(p.h, NTT_TW_CHUNK, t, outer_range, &p);
+}
+
+static void run_dif(const cuzk_ntt_domain *d, cuzk_fr *a)
+{
+    dif_stages(d, a, 0);
+    run_bitrev(d, a);
 }
 
 static void run_dit(const cuzk_ntt_domain *d, cuzk_fr *a)
 {
-    struct pass p = {.d = d, .a = a, .inverse = 1};
-    unsigned t = threads_for(d);
-    cuzk_parallel_for(d->n, 4096, t, bitrev_range, &p);
-    cuzk_parallel_for(d->n / d->block, 1, t, inner_range, &p);
-    for (p.h = d->block; p.h < d->n; p.h <<= 1)
-        cuzk_parallel_for(p.h, NTT_TW_CHUNK, t, outer_range, &p);
+    run_bitrev(d, a);
+    dit_stages(d, a, 1);
 }
 
 void cuzk_ntt_forward(const cuzk_ntt_domain *d, cuzk_fr *a) { run_dif(d, a); }
@@ -301,4 +349,62 @@ void cuzk_ntt_coset_inverse(const cuzk_ntt_domain *d, cuzk_fr *a)
 {
     run_dit(d, a);
     run_scale(d, a, &d->n_inv, &d->g_inv);
+}
+
+/* ------------------------------------------------------------ to_coset --
+ *
+ * After the inverse-root DIF, position p holds n c_k for k = bitrev(p) (c
+ * the coefficients); it is scaled by g^k / n. With p = ph 2^lo + pl (lo
+ * low bits), bitrev(p) = bitrev_lo(pl) 2^hi + bitrev_hi(ph) (hi = log_n -
+ * lo), so the factor is A[pl] B[ph] with A[pl] = (g^(2^hi))^bitrev_lo(pl)
+ * and B[ph] = g^bitrev_hi(ph) / n: two tables of ~sqrt(n) elements and two
+ * multiplications per element. */
+
+struct coset_scale {
+    cuzk_fr *a;
+    const cuzk_fr *ta, *tb; /* A (2^lo entries), B (2^hi entries) */
+    unsigned lo;
+};
+
+static void coset_scale_range(void *ctx, size_t b, size_t e)
+{
+    struct coset_scale *x = ctx;
+    size_t nlo = (size_t)1 << x->lo;
+    for (size_t ph = b; ph < e; ph++) {
+        cuzk_fr *row = x->a + ph * nlo;
+        for (size_t pl = 0; pl < nlo; pl++) {
+            cuzk_fr f;
+            cuzk_fr_mul(&f, &x->ta[pl], &x->tb[ph]);
+            cuzk_fr_mul(&row[pl], &row[pl], &f);
+        }
+    }
+}
+
+/* t[bitrev_bits(i)] = start w^i for i < 2^bits. */
+static void powers_bitrev(cuzk_fr *t, const cuzk_fr *w, const cuzk_fr *start, unsigned bits)
+{
+    cuzk_fr x = *start;
+    for (size_t i = 0; i < ((size_t)1 << bits); i++) {
+        t[bitrev(i, bits)] = x;
+        cuzk_fr_mul(&x, &x, w);
+    }
+}
+
+cuzk_status cuzk_ntt_to_coset(const cuzk_ntt_domain *d, cuzk_fr *a)
+{
+    unsigned lo = d->log_n / 2, hi = d->log_n - lo;
+    cuzk_fr *ta = malloc((((size_t)1 << lo) + ((size_t)1 << hi)) * sizeof *ta);
+    if (!ta) return CUZK_ERR_NO_MEMORY;
+    cuzk_fr *tb = ta + ((size_t)1 << lo), g_hi = d->g;
+    for (unsigned k = 0; k < hi; k++) cuzk_fr_sqr(&g_hi, &g_hi);
+    powers_bitrev(ta, &g_hi, &CUZK_FR_ONE, lo);
+    powers_bitrev(tb, &d->g, &d->n_inv, hi);
+
+    dif_stages(d, a, 1);
+    struct coset_scale x = {a, ta, tb, lo};
+    cuzk_parallel_for((size_t)1 << hi, 4096 >> lo ? 4096 >> lo : 1, threads_for(d),
+                      coset_scale_range, &x);
+    dit_stages(d, a, 0);
+    free(ta);
+    return CUZK_OK;
 }
