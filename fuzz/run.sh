@@ -8,7 +8,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 T=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"r1cs wtns zkey params proof json pce key"}
+TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs"}
 B=${FUZZ_DIR:-$ROOT/build-fuzz}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -18,8 +18,9 @@ mkdir -p "$B/obj" "$B/artifacts"
 # The library, instrumented for coverage (fuzzer-no-link), built once.
 objs=""
 for f in "$ROOT"/src/common/*.c "$ROOT"/src/ff/*.c "$ROOT"/src/ec/*.c \
-         "$ROOT"/src/pairing/*.c "$ROOT"/src/formats/*.c "$ROOT"/src/r1cs/pce*.c \
-         "$ROOT"/src/poly/*.c "$ROOT"/src/msm/*.c "$ROOT"/src/groth16/*.c; do
+         "$ROOT"/src/pairing/*.c "$ROOT"/src/formats/*.c "$ROOT"/src/r1cs/*.c \
+         "$ROOT"/src/poly/*.c "$ROOT"/src/msm/*.c "$ROOT"/src/groth16/*.c \
+         "$ROOT"/src/gadgets/*.c "$ROOT"/src/circuits/*.c; do
     o="$B/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
     if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
         $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$f" -o "$o"
@@ -41,6 +42,10 @@ seed proof mul.proof
 seed json vk.json proof.json public.json
 seed pce # no files: the target builds valid images itself
 seed key # likewise (odd first byte: an insecure key made by setup)
+seed inputs # first byte: the circuit (0 porep, 1 winning, 2 wpost, 3 snap), then JSON
+for i in 0 1 2 3; do
+    printf "\\00$i"'{"seed": 7, "partition": 0}' > "$B/corpus/inputs/p$i.json"
+done
 
 for t in $TARGETS; do
     $CC $CFLAGS -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" $objs -ljansson -lpthread \
