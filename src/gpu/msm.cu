@@ -18,6 +18,14 @@ extern "C" {
 
 /* ------------------------------------------------------------- kernels -- */
 
+/* Block sizes. Accumulation: 128 threads; the G1 kernel takes 164 registers
+ * per thread (ptxas, sm_90, no spills), so 3 blocks (12 warps) fit an SM
+ * (see msm_tune).
+ * The reduction kernels take 255 registers with small spills (ec_add on two
+ * XYZZ points in registers); not tuned. */
+#define MSM_ACC_BLOCK 128
+#define MSM_RED_BLOCK 128
+
 /* inf[i] = 1 iff point i is (0, 0). */
 template <class F>
 __global__ void msm_inf_kernel(const uint4 *points, size_t n, uint8_t *inf)
@@ -48,8 +56,24 @@ __global__ void msm_clear_kernel(uint4 *buckets, size_t count)
     F::store(buckets + i * ec_xyzz<F>::U4 + 2 * F::U4, z);
 }
 
+/* Minimum resident blocks (of MSM_ACC_BLOCK threads) asked of ptxas, which
+ * caps the registers at 65536 / (128 x blocks). Measured on the H200
+ * (docs/perf.md, "GPU G1 MSM"): capping the G1 accumulation at 128
+ * registers (4 blocks instead of 3) made it 1.6% slower at 2^26, and the
+ * G1 bitmap sum 3% faster (16.19 -> 15.72 ms); G2 kernels keep their 255. */
 template <class F>
-__global__ void msm_accumulate_kernel(msm_acc_args a, size_t nchunks)
+struct msm_tune {
+    static constexpr int acc_blocks = 1;  /* G1 accumulation: uncapped, 164 registers */
+    static constexpr int bits_blocks = 4; /* G1 bitmap sum: 128 registers */
+};
+template <>
+struct msm_tune<EcFp2> {
+    static constexpr int acc_blocks = 1, bits_blocks = 1;
+};
+
+template <class F>
+__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::acc_blocks)
+    msm_accumulate_kernel(msm_acc_args a, size_t nchunks)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nchunks) return;
@@ -104,9 +128,10 @@ __global__ void msm_bits_count_kernel(const uint64_t *bits, const uint64_t *live
 }
 
 template <class F>
-__global__ void msm_bits_kernel(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
-                                const uint32_t *off, size_t nw, const uint4 *points,
-                                uint4 *partial, size_t nthreads)
+__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
+    msm_bits_kernel(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
+                    const uint32_t *off, size_t nw, const uint4 *points, uint4 *partial,
+                    size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
@@ -453,12 +478,6 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 
 /* ----------------------------------------------------------------- MSM -- */
 
-/* Block sizes. Accumulation: 128 threads; the G1 kernel takes 164 registers
- * per thread (ptxas, sm_90, no spills), so 3 blocks (12 warps) fit an SM.
- * The reduction kernels take 255 registers with small spills (ec_add on two
- * XYZZ points in registers); not tuned. */
-#define MSM_ACC_BLOCK 128
-#define MSM_RED_BLOCK 128
 
 /* Host arrays are copied to dst through the stream (pinned memory copies at
  * full PCIe speed); device arrays are used in place. *src becomes the
