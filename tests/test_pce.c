@@ -198,26 +198,8 @@ static void check_shape(const shape *sh, const char *name)
 static void test_shapes(void)
 {
     printf("shapes:\n");
-    static const struct {
-        const char *name;
-        shape sh;
-    } cases[] = {
-        {"empty (0 rows)", {0, 1, 0, 0, 0, 1, 0}},
-        {"one row, one column", {1, 1, 0, 0, 0, 1, 0}},
-        {"255 rows, no C", {255, 3, 40, 0, 1, 0, 0}},
-        {"256 rows", {256, 2, 300, 0, 0, 1, 0}},
-        {"257 rows, mostly empty", {257, 5, 1000, 1, 1, 1, 0}},
-        {"4097 rows, only +1", {4097, 1, 5000, 0, 3, 1, 0}},
-        {"one huge row", {3000, 4, 3000, 2, 0, 1, 200000}},
-        {"long rows", {2000, 7, 2500, 3, 1, 1, 0}},
-        {"boundary lengths", {3000, 9, 4000, 4, 0, 1, 0}},
-        {"many distinct (escapes)", {30000, 3, 30000, 0, 2, 1, 0}},
-        {"all classes", {20000, 11, 25000, 0, 1, 1, 0}},
-        {"mostly +-1, 2^16 rows", {65536, 300, 65536, 0, 0, 1, 0}},
-        {"2^16 rows, no C", {65536, 2, 70000, 0, 0, 0, 0}},
-        {"wide columns (2^20)", {5000, 1, (1u << 20) - 1, 0, 1, 1, 0}},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_shape(&cases[i].sh, cases[i].name);
+    for (size_t i = 0; i < PCE_TEST_SHAPES_N; i++)
+        check_shape(&PCE_TEST_SHAPES[i].sh, PCE_TEST_SHAPES[i].name);
 }
 
 /* ------------------------------------------------------------- inputs -- */

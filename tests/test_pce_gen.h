@@ -141,4 +141,27 @@ static void gen_witness(cuzk_fr *w, uint64_t *is_bit, uint64_t *bit_val, uint64_
     }
 }
 
+/* The shapes both PCE tests run: n_rows, n_inputs, n_aux, len_mode,
+ * coef_mode, has_c, huge. */
+static const struct {
+    const char *name;
+    shape sh;
+} PCE_TEST_SHAPES[] = {
+    {"empty (0 rows)", {0, 1, 0, 0, 0, 1, 0}},
+    {"one row, one column", {1, 1, 0, 0, 0, 1, 0}},
+    {"255 rows, no C", {255, 3, 40, 0, 1, 0, 0}},
+    {"256 rows", {256, 2, 300, 0, 0, 1, 0}},
+    {"257 rows, mostly empty", {257, 5, 1000, 1, 1, 1, 0}},
+    {"4097 rows, only +1", {4097, 1, 5000, 0, 3, 1, 0}},
+    {"one huge row", {3000, 4, 3000, 2, 0, 1, 200000}},
+    {"long rows", {2000, 7, 2500, 3, 1, 1, 0}},
+    {"boundary lengths", {3000, 9, 4000, 4, 0, 1, 0}},
+    {"many distinct (escapes)", {30000, 3, 30000, 0, 2, 1, 0}},
+    {"all classes", {20000, 11, 25000, 0, 1, 1, 0}},
+    {"mostly +-1, 2^16 rows", {65536, 300, 65536, 0, 0, 1, 0}},
+    {"2^16 rows, no C", {65536, 2, 70000, 0, 0, 0, 0}},
+    {"wide columns (2^20)", {5000, 1, (1u << 20) - 1, 0, 1, 1, 0}},
+};
+#define PCE_TEST_SHAPES_N (sizeof PCE_TEST_SHAPES / sizeof PCE_TEST_SHAPES[0])
+
 #endif /* CUZK_TEST_PCE_GEN_H */

@@ -1,6 +1,5 @@
 /* The built-in circuits: registry, inputs JSON, and the driver that records
  * a partition or computes its witness (sub-circuits in parallel windows). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include <jansson.h>
 
 #include "circuits/circ_internal.h"
+#include "common/errmsg.h"
 #include "common/parallel.h"
 
 static const circ_kind *const KINDS[] = {&circ_porep_32g, &circ_winning_32g, &circ_wpost_32g,
@@ -27,18 +27,7 @@ struct cuzk_circuit {
     void **scratch;
 };
 
-static cuzk_status fail(char *err, cuzk_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static cuzk_status fail(char *err, cuzk_status s, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, CUZK_ERRMSG_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
+#define fail(err, s, ...) cuzk_errf((err), (s), "", __VA_ARGS__)
 
 unsigned cuzk_circuit_count(void) { return (unsigned)N_KINDS; }
 const char *cuzk_circuit_id(unsigned i) { return i < N_KINDS ? KINDS[i]->id : NULL; }

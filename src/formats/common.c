@@ -1,20 +1,9 @@
-/* Error messages, prime identification, the coefficient dictionary and the
+/* Prime identification, the coefficient dictionary and the
  * verifying-key helpers shared by the format readers. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "formats/fmt_internal.h"
-
-cuzk_status fmt_fail(char *err, cuzk_status s, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, CUZK_ERRMSG_LEN, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
 
 /* ------------------------------------------------------------- primes -- */
 

@@ -9,11 +9,12 @@
 
 #include <cuzk/formats.h>
 
+#include "common/errmsg.h"
+
 /* ------------------------------------------------------------- errors -- */
 
 /* Writes the message to err (if not NULL) and returns s. */
-cuzk_status fmt_fail(char *err, cuzk_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#define fmt_fail(err, s, ...) cuzk_errf((err), (s), "", __VA_ARGS__)
 
 static inline void fmt_clear(char *err)
 {

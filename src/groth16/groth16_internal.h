@@ -12,4 +12,8 @@
 cuzk_status g16_matrices_with_input_rows(cuzk_matrices *dst, const cuzk_matrices *src,
                                          uint32_t extra);
 
+/* Fills buf with n bytes from the OS CSPRNG (getrandom, retried on EINTR
+ * and short reads); CUZK_ERR_IO when the OS refuses. (prove.c) */
+cuzk_status g16_os_random(void *buf, size_t n);
+
 #endif /* CUZK_GROTH16_INTERNAL_H */

@@ -24,7 +24,6 @@
  * checksums are those of the PCE (src/common/hash.c). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +32,7 @@
 
 #include <cuzk/groth16.h>
 
+#include "common/errmsg.h"
 #include "common/hash.h" /* cuzk_xxh64, cuzk_body_hash */
 #include "common/parallel.h"
 
@@ -64,19 +64,7 @@ static const char *const SEC_NAME[] = {
     "B row starts", "B wires", "B coefficient indices",
     "C row starts", "C wires", "C coefficient indices"};
 
-static cuzk_status kfail(char *err, cuzk_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static cuzk_status kfail(char *err, cuzk_status s, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = snprintf(err, CUZK_ERRMSG_LEN, "key: ");
-        vsnprintf(err + k, CUZK_ERRMSG_LEN - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
+#define kfail(err, s, ...) cuzk_errf((err), (s), "key: ", __VA_ARGS__)
 
 static void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }

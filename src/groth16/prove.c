@@ -27,20 +27,27 @@ static void set_err(char *err, const char *msg, cuzk_status s)
     if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: %s: %s", msg, cuzk_strerror(s));
 }
 
+cuzk_status g16_os_random(void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom((uint8_t *)buf + got, n - got, 0);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return CUZK_ERR_IO;
+        }
+        got += (size_t)k;
+    }
+    return CUZK_OK;
+}
+
 /* A uniform nonzero scalar from the OS CSPRNG, by rejection sampling. */
 static cuzk_status random_fr(cuzk_fr *r)
 {
     for (;;) {
         uint64_t v[4];
-        size_t got = 0;
-        while (got < sizeof v) {
-            ssize_t k = getrandom((uint8_t *)v + got, sizeof v - got, 0);
-            if (k < 0) {
-                if (errno == EINTR) continue;
-                return CUZK_ERR_IO;
-            }
-            got += (size_t)k;
-        }
+        cuzk_status s = g16_os_random(v, sizeof v);
+        if (s != CUZK_OK) return s;
         v[3] &= 0x7fffffffffffffffull; /* r < 2^255 */
         if (cuzk_fr_from_limbs(r, v) == CUZK_OK && !cuzk_fr_is_zero(r)) return CUZK_OK;
     }
@@ -165,8 +172,8 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
     cuzk_fr *abc = malloc(3 * n * sizeof *abc);
     cuzk_scalar *ws = malloc(pk->n_vars * sizeof *ws);
     cuzk_scalar *hs = malloc(n_h * sizeof *hs);
-    cuzk_scalar *rws = malloc(pk->n_vars * sizeof *rws);
-    if (!abc || !ws || !hs || !rws) {
+    cuzk_scalar *rws = NULL; /* r w, for the merged MSM C only */
+    if (!abc || !ws || !hs) {
         s = CUZK_ERR_NO_MEMORY;
         set_err(err, "working memory", s);
         goto out;
@@ -241,6 +248,11 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
         cuzk_g1_mul(&pb1, &pb1, &r);
         cuzk_g1_add(&pc, &pc, &pb1);
     } else {
+        if (!(rws = malloc(pk->n_vars * sizeof *rws))) {
+            s = CUZK_ERR_NO_MEMORY;
+            set_err(err, "working memory", s);
+            goto out;
+        }
         struct scaled_job sj = {rws, w, r};
         /* ~70 ns per element: 2^14 (~1 ms) per thread at least. */
         cuzk_parallel_for(pk->n_vars, (size_t)1 << 14, nthreads, scaled_range, &sj);

@@ -17,33 +17,18 @@
  *      points to affine.
  * Scalars and multiplications are variable time: the toxic waste of an
  * insecure key needs no protection. */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <cuzk/groth16.h>
 
+#include "common/errmsg.h"
 #include "common/parallel.h"
 #include "groth16/groth16_internal.h"
 
-static cuzk_status fail(char *err, cuzk_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static cuzk_status fail(char *err, cuzk_status s, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = snprintf(err, CUZK_ERRMSG_LEN, "setup: ");
-        vsnprintf(err + k, CUZK_ERRMSG_LEN - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
+#define fail(err, s, ...) cuzk_errf((err), (s), "setup: ", __VA_ARGS__)
 
 /* ------------------------------------------------------- randomness -- */
 
@@ -68,15 +53,8 @@ static cuzk_status rng_fr(rng *g, cuzk_fr *r)
         if (g->seed) {
             for (int i = 0; i < 4; i++) v[i] = splitmix64(&g->state);
         } else {
-            size_t got = 0;
-            while (got < sizeof v) {
-                ssize_t k = getrandom((uint8_t *)v + got, sizeof v - got, 0);
-                if (k < 0) {
-                    if (errno == EINTR) continue;
-                    return CUZK_ERR_IO;
-                }
-                got += (size_t)k;
-            }
+            cuzk_status s = g16_os_random(v, sizeof v);
+            if (s != CUZK_OK) return s;
         }
         v[3] &= 0x7fffffffffffffffull; /* r < 2^255: accepts ~45% */
         if (cuzk_fr_from_limbs(r, v) == CUZK_OK && !cuzk_fr_is_zero(r)) return CUZK_OK;

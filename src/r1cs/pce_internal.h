@@ -10,6 +10,7 @@
 
 #include <cuzk/pce.h>
 
+#include "common/errmsg.h"
 #include "common/hash.h" /* cuzk_xxh64, cuzk_body_hash: the checksums */
 
 /* ------------------------------------------------------------- layout -- */
@@ -172,8 +173,7 @@ static inline void pce_cursor_next(pce_cursor *c, uint32_t *col, uint32_t *dict)
 
 /* -------------------------------------------------------------- misc -- */
 
-cuzk_status pce_fail(char *err, cuzk_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#define pce_fail(err, s, ...) cuzk_errf((err), (s), "pce: ", __VA_ARGS__)
 
 static inline void pce_wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void pce_wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }

@@ -18,18 +18,6 @@
 #include "common/parallel.h"
 #include "r1cs/pce_internal.h"
 
-cuzk_status pce_fail(char *err, cuzk_status s, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = snprintf(err, CUZK_ERRMSG_LEN, "pce: ");
-        vsnprintf(err + k, CUZK_ERRMSG_LEN - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
 static const char *const SEC_NAMES[S_COUNT] = {
     "coefficients", "A density", "B density",
     "A codes", "A block records", "A row lengths", "A long rows", "A terms", "A escapes",
