@@ -10,7 +10,8 @@
  *         (it must open and prove); then bytes of the input overwrite bytes
  *         of the image, the header checksum is recomputed, and the damaged
  *         image is opened with SKIP_HASH: it must be rejected with a
- *         "key: ..." message, or be usable by the prover without a crash.
+ *         "key: ..." message, or be usable by the prover without a crash
+ *         (a damaged B variable list included: the loader checks it).
  *
  * Build and run: fuzz/run.sh (target "key"; the corpus starts empty). */
 #include <stdio.h>
@@ -81,7 +82,7 @@ static void made_mode(const uint8_t *data, size_t size)
     }
     uint64_t seed = rd_u8(&r);
     cuzk_setup_opts o = {(flags & 1) ? CUZK_ROOTS_BELLPERSON : CUZK_ROOTS_SNARKJS, 1, &seed,
-                         NULL, NULL, NULL};
+                         NULL, NULL, NULL, NULL, NULL};
     cuzk_groth16_pk pk;
     char err[CUZK_ERRMSG_LEN], path[64];
     if (cuzk_groth16_setup(&pk, &m, n_in, n_aux, &o, err) != CUZK_OK) abort();
@@ -94,6 +95,10 @@ static void made_mode(const uint8_t *data, size_t size)
     unlink(path);
     cuzk_keyfile kf;
     if (cuzk_keyfile_open(&kf, b.data, b.size, 0, 1, err) != CUZK_OK) abort();
+    /* B round-trips filtered (n_b = 0 when no B row has a term). */
+    if (kf.pk.n_b != pk.n_b || memcmp(kf.pk.b_var, pk.b_var, pk.n_b * sizeof *pk.b_var) ||
+        memcmp(kf.pk.b2, pk.b2, pk.n_b * sizeof *pk.b2))
+        abort();
     cuzk_keyfile_close(&kf);
     size_t n = b.size;
     uint8_t *img = malloc(n);

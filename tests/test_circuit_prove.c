@@ -33,7 +33,7 @@ static int make_key(cuzk_groth16_pk *pk, cuzk_circuit *c, cuzk_roots roots, uint
     int ok = cuzk_circuit_record(c, &m, sh, err) == CUZK_OK;
     CHECK_MSG(ok, "record: %s", err);
     if (!ok) return 0;
-    cuzk_setup_opts o = {roots, THREADS, &seed, NULL, NULL, NULL};
+    cuzk_setup_opts o = {roots, THREADS, &seed, NULL, NULL, NULL, NULL, NULL};
     ok = cuzk_groth16_setup(pk, &m, sh->n_inputs, sh->n_aux, &o, err) == CUZK_OK;
     CHECK_MSG(ok, "setup: %s", err);
     cuzk_matrices_free(&m);

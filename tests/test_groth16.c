@@ -36,20 +36,16 @@ static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk
     CHECK_MSG(cuzk_groth16_prove(&proof, &pk, w->w, w->n, 2, 0, NULL, err) == CUZK_OK, "%s", err);
     CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
 
-    /* Filtered copy: keep a for inputs and non-identity aux, b where non-identity. */
-    uint32_t n = pk.n_vars, n_in = pk.n_public + 1, na = 0, nb = 0;
-    cuzk_g1_affine *a = malloc(n * sizeof *a), *b1 = malloc(n * sizeof *b1);
-    cuzk_g2_affine *b2 = malloc(n * sizeof *b2);
-    for (uint32_t i = 0; i < n; i++) {
+    /* Filtered copy: keep a for inputs and non-identity aux; b as the key
+     * holds it (the dense export's non-identity points). */
+    uint32_t n = pk.n_vars, n_in = pk.n_public + 1, na = 0, nb = pk.n_b;
+    cuzk_g1_affine *a = malloc(n * sizeof *a);
+    for (uint32_t i = 0; i < n; i++)
         if (i < n_in || !cuzk_g1_affine_is_inf(&pk.a[i])) a[na++] = pk.a[i];
-        if (!cuzk_g1_affine_is_inf(&pk.b1[i])) {
-            b1[nb] = pk.b1[i];
-            b2[nb++] = pk.b2[i];
-        }
-    }
+    for (uint32_t j = 0; j < nb; j++) CHECK(!cuzk_g1_affine_is_inf(&pk.b1[j]));
     CHECK(na < n && nb < n); /* the circuit has zero polynomials to drop */
-    cuzk_bp_params_src src = {&pk.vk, pk.h, pk.l, a, b1, b2, (uint32_t)(1u << pk.log_domain) - 1,
-                              n - n_in, na, nb};
+    cuzk_bp_params_src src = {&pk.vk, pk.h, pk.l, a, pk.b1, pk.b2,
+                              (uint32_t)(1u << pk.log_domain) - 1, n - n_in, na, nb};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -61,9 +57,12 @@ static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk
     CHECK(fp.roots == CUZK_ROOTS_BELLPERSON);
     CHECK_MSG(cuzk_groth16_pk_from_params(&fpk, &fp, r1cs, 1, err) == CUZK_OK, "%s", err);
     fpk.roots = CUZK_ROOTS_SNARKJS; /* the points were made with snarkjs's roots */
-    for (uint32_t i = 0; i < n; i++) {
-        CHECK(cuzk_g1_affine_eq(&fpk.a[i], &pk.a[i]));
-        CHECK(cuzk_g2_affine_eq(&fpk.b2[i], &pk.b2[i]));
+    for (uint32_t i = 0; i < n; i++) CHECK(cuzk_g1_affine_eq(&fpk.a[i], &pk.a[i]));
+    /* The density of the r1cs picks the same variables as the identities did. */
+    CHECK(fpk.n_b == nb && !memcmp(fpk.b_var, pk.b_var, nb * sizeof *pk.b_var));
+    for (uint32_t j = 0; j < nb; j++) {
+        CHECK(cuzk_g1_affine_eq(&fpk.b1[j], &pk.b1[j]));
+        CHECK(cuzk_g2_affine_eq(&fpk.b2[j], &pk.b2[j]));
     }
     CHECK_MSG(cuzk_groth16_prove(&proof, &fpk, w->w, w->n, 1, 0, NULL, err) == CUZK_OK, "%s", err);
     CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
@@ -84,8 +83,6 @@ static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk
     cuzk_bp_params_free(&fp);
     free(buf);
     free(a);
-    free(b1);
-    free(b2);
     cuzk_groth16_pk_free(&pk);
     cuzk_bp_params_free(&bp);
     cuzk_blob_release(&pb);

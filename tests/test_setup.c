@@ -7,9 +7,14 @@
  *   - key points against an independent evaluation: A_i(tau) and B_i(tau)
  *     by interpolation (inverse NTT of the column, Horner at tau), H by
  *     its definition, from the toxic waste the seeded setup reports;
- *   - seeded setup is deterministic and independent of the thread count;
+ *   - B is filtered: b_var is exactly the variables with a nonzero B
+ *     coefficient (recomputed here); a circuit with an empty B works;
+ *   - seeded setup is deterministic and independent of the thread count,
+ *     and the same through a fixed_mul offload callback (CPU), whose errors
+ *     are passed on with their message;
  *   - the key file: round trip (copy and in-place view), every corruption
- *     rejected with the right status and message;
+ *     rejected with the right status and message (version 1 files and bad
+ *     B variable lists by name);
  *   - a bellperson-rooted (7) key through .params + .vk: written, read back
  *     with the existing readers, cuzk_groth16_pk_from_params, proven,
  *     verified, re-written byte for byte;
@@ -29,7 +34,8 @@
 /* ------------------------------------------------------------ circuit -- */
 
 /* Public x, y, out; v_0 = x, (3 v_i) * v_i = v_{i+1} - y, out = v_n; the
- * low 64 bits of x as booleans (variables absent from B's density). */
+ * low 64 bits of x as booleans. y, out and v_n are the variables in no B
+ * row. */
 typedef struct {
     cuzk_r1cs r;
     cuzk_fr *w;
@@ -128,22 +134,59 @@ static void column_at(cuzk_fr *out, const cuzk_groth16_pk *pk, const cuzk_sparse
     free(col);
 }
 
+/* B1 and B2 of variable v: its entry in b_var, or the identity. */
+static void b_points(cuzk_g1_affine *p, cuzk_g2_affine *q, const cuzk_groth16_pk *pk, uint32_t v)
+{
+    memset(p, 0, sizeof *p);
+    memset(q, 0, sizeof *q);
+    for (uint32_t j = 0; j < pk->n_b; j++)
+        if (pk->b_var[j] == v) {
+            *p = pk->b1[j];
+            *q = pk->b2[j];
+        }
+}
+
+/* b_var lists exactly the variables with a nonzero coefficient in B. */
+static int b_var_is_density(const cuzk_groth16_pk *pk)
+{
+    uint8_t *d = calloc(pk->n_vars, 1);
+    const cuzk_sparse *b = &pk->m.b;
+    for (uint64_t k = 0; k < b->n_terms; k++)
+        if (!cuzk_fr_is_zero(&pk->m.coeffs[b->coeff[k]])) d[b->wire[k]] = 1;
+    uint32_t j = 0;
+    int ok = 1;
+    for (uint32_t v = 0; v < pk->n_vars; v++) {
+        if (!d[v]) continue;
+        ok &= j < pk->n_b && pk->b_var[j] == v;
+        j++;
+    }
+    free(d);
+    return ok && j == pk->n_b;
+}
+
 static void check_points(const cuzk_groth16_pk *pk, const cuzk_toxic_waste *tw)
 {
-    uint32_t vars[4] = {0, 1, pk->n_vars / 2, pk->n_vars - 1};
-    for (int i = 0; i < 4; i++) {
+    uint32_t vars[5] = {0, 1, 2, pk->n_vars / 2, pk->n_vars - 1};
+    int absent = 0;
+    for (int i = 0; i < 5; i++) {
         cuzk_fr av, bv;
-        cuzk_g1_affine p;
-        cuzk_g2_affine q;
+        cuzk_g1_affine p, pb;
+        cuzk_g2_affine q, qb;
         column_at(&av, pk, &pk->m.a, vars[i], &tw->tau);
         column_at(&bv, pk, &pk->m.b, vars[i], &tw->tau);
         g1_of(&p, &av);
         CHECK_MSG(cuzk_g1_affine_eq(&p, &pk->a[vars[i]]), "A of variable %u", vars[i]);
+        b_points(&pb, &qb, pk, vars[i]);
+        absent += cuzk_fr_is_zero(&bv);
         g1_of(&p, &bv);
-        CHECK(cuzk_g1_affine_eq(&p, &pk->b1[vars[i]]));
+        CHECK_MSG(cuzk_g1_affine_eq(&p, &pb), "B1 of variable %u", vars[i]);
         g2_of(&q, &bv);
-        CHECK(cuzk_g2_affine_eq(&q, &pk->b2[vars[i]]));
+        CHECK(cuzk_g2_affine_eq(&q, &qb));
     }
+    CHECK(absent == 1); /* variable 2 (y) is in no B row */
+    /* y, out and v_n (only in A, in out = v_n) are the variables in no B row. */
+    CHECK_MSG(b_var_is_density(pk) && pk->n_b == pk->n_vars - 3, "%u of %u", pk->n_b,
+              pk->n_vars);
     /* H: monomial tau^i Z(tau) / delta; Lagrange L^(2N)_(2j+1)(tau) / delta
      * = (tau^2N - 1) x / (2N (tau - x)) for x = g w^j (the coset shift of
      * the snarkjs domain), checked at j = 0 and the last j. */
@@ -192,12 +235,14 @@ static void check_points(const cuzk_groth16_pk *pk, const cuzk_toxic_waste *tw)
 
 static int pk_points_eq(const cuzk_groth16_pk *x, const cuzk_groth16_pk *y)
 {
-    size_t n = x->n_vars, nl = n - x->n_public - 1;
+    size_t n = x->n_vars, nl = n - x->n_public - 1, nb = x->n_b;
     size_t nh = ((size_t)1 << x->log_domain) - (x->h_form == CUZK_H_MONOMIAL);
-    return x->n_vars == y->n_vars && x->n_public == y->n_public &&
+    return x->n_vars == y->n_vars && x->n_public == y->n_public && x->n_b == y->n_b &&
            x->log_domain == y->log_domain && x->roots == y->roots && x->h_form == y->h_form &&
-           !memcmp(x->a, y->a, n * sizeof *x->a) && !memcmp(x->b1, y->b1, n * sizeof *x->b1) &&
-           !memcmp(x->b2, y->b2, n * sizeof *x->b2) && !memcmp(x->l, y->l, nl * sizeof *x->l) &&
+           !memcmp(x->a, y->a, n * sizeof *x->a) &&
+           !memcmp(x->b_var, y->b_var, nb * sizeof *x->b_var) &&
+           !memcmp(x->b1, y->b1, nb * sizeof *x->b1) &&
+           !memcmp(x->b2, y->b2, nb * sizeof *x->b2) && !memcmp(x->l, y->l, nl * sizeof *x->l) &&
            !memcmp(x->h, y->h, nh * sizeof *x->h) && cuzk_vk_eq(&x->vk, &y->vk);
 }
 
@@ -212,6 +257,135 @@ static void on_progress(void *ctx, const char *stage, uint64_t done, uint64_t to
 {
     (void)ctx;
     if (stage && done <= total) progress_calls++;
+}
+
+/* ------------------------------------------------- fixed-base offload -- */
+
+/* A CPU stand-in for a GPU fixed_mul: [s_i] G by the variable-base
+ * multiplication, independent of setup's tables. fail_at > 0 makes call
+ * number fail_at return CUZK_ERR_IO (with msg, if any). */
+typedef struct {
+    int calls, g1_calls, g2_calls, bad_args, fail_at;
+    size_t points;
+    const char *msg;
+} fake_gpu;
+
+static cuzk_status fake_fixed_mul(void *ctx, int g2, void *out, const cuzk_fr *s, size_t n,
+                                  char *err)
+{
+    fake_gpu *f = ctx;
+    f->calls++;
+    if (n == 0 || n > CUZK_SETUP_MUL_BATCH || (g2 != 0 && g2 != 1) || !err || err[0])
+        f->bad_args++;
+    if (f->calls == f->fail_at) {
+        if (f->msg) snprintf(err, CUZK_ERRMSG_LEN, "%s", f->msg);
+        return CUZK_ERR_IO;
+    }
+    if (g2) f->g2_calls++;
+    else f->g1_calls++;
+    f->points += n;
+    for (size_t i = 0; i < n; i++) {
+        if (g2) g2_of((cuzk_g2_affine *)out + i, &s[i]);
+        else g1_of((cuzk_g1_affine *)out + i, &s[i]);
+    }
+    return CUZK_OK;
+}
+
+static void test_fixed_mul(const cuzk_groth16_pk *ref, const cuzk_matrices *m, uint32_t n_in,
+                           uint32_t n_aux, cuzk_roots roots, uint64_t seed)
+{
+    char err[CUZK_ERRMSG_LEN];
+    fake_gpu f = {0};
+    cuzk_setup_opts o = {roots, 2, &seed, on_progress, NULL, NULL, fake_fixed_mul, &f};
+    cuzk_groth16_pk pk;
+    progress_calls = 0;
+    CHECK_MSG(cuzk_groth16_setup(&pk, m, n_in, n_aux, &o, err) == CUZK_OK, "%s", err);
+    CHECK(pk_points_eq(ref, &pk));
+    /* One batch a stage: A, B1, IC, L, H in G1, B2 in G2; every point. */
+    size_t n_h = ((size_t)1 << ref->log_domain) - (ref->h_form == CUZK_H_MONOMIAL);
+    CHECK(f.bad_args == 0 && f.g1_calls == 5 && f.g2_calls == 1);
+    CHECK(f.points == 2 * (size_t)ref->n_vars + 2 * (size_t)ref->n_b + n_h);
+    CHECK(progress_calls >= 6);
+    cuzk_groth16_pk_free(&pk);
+
+    /* A failing callback: its status and message (or the status's text),
+     * the stage named, no key (and no leak: the ASan build runs this). */
+    const char *msgs[2] = {"fake device lost", NULL}, *stages[2] = {"B (G2)", "A (G1)"};
+    const int fail_at[2] = {3, 1};
+    for (int k = 0; k < 2; k++) {
+        fake_gpu g = {0};
+        g.fail_at = fail_at[k];
+        g.msg = msgs[k];
+        o.fixed_mul_ctx = &g;
+        memset(&pk, 0xa5, sizeof pk);
+        CHECK(cuzk_groth16_setup(&pk, m, n_in, n_aux, &o, err) == CUZK_ERR_IO);
+        CHECK_MSG(!strncmp(err, "setup: ", 7) && strstr(err, stages[k]) &&
+                      strstr(err, msgs[k] ? msgs[k] : cuzk_strerror(CUZK_ERR_IO)),
+                  "%s", err);
+        CHECK(pk.a == NULL && pk.b_var == NULL && pk.b1 == NULL && pk.n_b == 0);
+        CHECK(g.calls == fail_at[k]);
+        cuzk_groth16_pk_free(&pk); /* a no-op on the zeroed key */
+    }
+}
+
+/* A circuit whose B is empty (n_b = 0): (x + y) * 0 = 0 (C empty), over
+ * the domain 2^2; set up, written and mapped, proven and verified. */
+static void test_empty_b(uint64_t seed)
+{
+    char err[CUZK_ERRMSG_LEN], path[512];
+    uint64_t rs_a[2] = {0, 2}, rs_0[2] = {0, 0};
+    uint32_t aw[2] = {1, 2}, ac[2] = {0, 0}, none[1] = {0};
+    cuzk_fr coeffs[2] = {CUZK_FR_ONE, CUZK_FR_ONE};
+    cuzk_fr_neg(&coeffs[1], &CUZK_FR_ONE);
+    cuzk_matrices m = {.n_rows = 1, .a = {2, rs_a, aw, ac}, .b = {0, rs_0, none, none},
+                       .c = {0, rs_0, none, none}, .coeffs = coeffs, .n_coeffs = 2};
+    cuzk_setup_opts o = {CUZK_ROOTS_SNARKJS, 1, &seed, NULL, NULL, NULL, NULL, NULL};
+    cuzk_groth16_pk pk;
+    CHECK_MSG(cuzk_groth16_setup(&pk, &m, 2, 1, &o, err) == CUZK_OK, "%s", err);
+    CHECK(pk.n_b == 0 && pk.n_vars == 3);
+    cuzk_fr w[3] = {CUZK_FR_ONE, CUZK_FR_ONE, CUZK_FR_ONE};
+    cuzk_fr_from_u64(&w[1], 7);
+    cuzk_fr_from_u64(&w[2], 9);
+    cuzk_proof proof;
+    CHECK_MSG(cuzk_groth16_prove(&proof, &pk, w, 3, 1, 0, NULL, err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_groth16_verify(&pk.vk, &proof, w + 1, 1) == CUZK_OK);
+    tmp_path(path, sizeof path, "empty_b.cuzk");
+    CHECK_MSG(cuzk_keyfile_write(path, &pk, NULL, 0, err) == CUZK_OK, "%s", err);
+    cuzk_keyfile kf;
+    CHECK_MSG(cuzk_keyfile_map(&kf, path, 0, 1, err) == CUZK_OK, "%s", err);
+    CHECK(kf.pk.n_b == 0);
+    CHECK_MSG(cuzk_groth16_prove(&proof, &kf.pk, w, 3, 1, 0, NULL, err) == CUZK_OK, "%s", err);
+    cuzk_keyfile_close(&kf);
+    /* Through a .zkey: B written as identities, read back as empty. */
+    tmp_path(path, sizeof path, "empty_b.zkey");
+    CHECK_MSG(cuzk_zkey_write_pk(path, &pk, NULL, 0, err) == CUZK_OK, "%s", err);
+    cuzk_blob zb;
+    cuzk_zkey z;
+    cuzk_groth16_pk zpk;
+    CHECK(cuzk_blob_read(&zb, path, err) == CUZK_OK);
+    CHECK_MSG(cuzk_zkey_parse(&z, zb.data, zb.size, 0, err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_groth16_pk_from_zkey(&zpk, &z, 1, err) == CUZK_OK);
+    CHECK(zpk.n_b == 0 && pk_points_eq(&pk, &zpk));
+    cuzk_groth16_pk_free(&zpk);
+    cuzk_zkey_free(&z);
+    cuzk_blob_release(&zb);
+    unlink(path);
+    tmp_path(path, sizeof path, "empty_b.cuzk");
+    unlink(path);
+    /* A malformed key: a B variable out of range is refused, not read. */
+    uint32_t bad_var = 3;
+    cuzk_g1_affine b1 = CUZK_G1_GENERATOR;
+    cuzk_g2_affine b2 = CUZK_G2_GENERATOR;
+    cuzk_groth16_pk bad = pk;
+    bad.n_b = 1;
+    bad.b_var = &bad_var;
+    bad.b1 = &b1;
+    bad.b2 = &b2;
+    CHECK(cuzk_groth16_prove(&proof, &bad, w, 3, 1, 0, NULL, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "B variable"));
+    CHECK(cuzk_keyfile_write(path, &bad, NULL, 0, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "B variable"));
+    cuzk_groth16_pk_free(&pk);
 }
 
 /* ---------------------------------------------------------- key files -- */
@@ -284,16 +458,21 @@ static void test_keyfile(const cuzk_groth16_pk *pk, const circuit *c)
     img[0] ^= 1;
     CHECK(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING && strstr(err, "magic"));
     img[0] ^= 1;
-    /* Wrong version, sealed or not. */
-    img[8] = 2;
-    CHECK(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING && strstr(err, "version 2"));
+    /* Wrong version, sealed or not; version 1 (dense B) by name. */
+    CHECK(img[8] == 2 && CUZK_KEYFILE_VERSION == 2);
+    img[8] = 3;
+    CHECK(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING && strstr(err, "version 3"));
     reseal(img);
-    CHECK(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING && strstr(err, "version 2"));
+    CHECK(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING && strstr(err, "version 3"));
     img[8] = 1;
     reseal(img);
+    CHECK_MSG(open_copy(img, n, 0, err) == CUZK_ERR_BAD_ENCODING &&
+                  strstr(err, "version 1 key file") && strstr(err, "re-create it"), "%s", err);
+    img[8] = 2;
+    reseal(img);
     CHECK(open_copy(img, n, 0, err) == CUZK_OK);
-    /* Header bytes: counts, flags, label, table. */
-    size_t hdr_at[] = {16, 32, 36, 44, 48, 56, 100, 130, 200, 230, 700};
+    /* Header bytes: counts (72: n_b), flags, label, table. */
+    size_t hdr_at[] = {16, 32, 36, 44, 48, 56, 72, 100, 130, 200, 230, 700, 760};
     for (size_t i = 0; i < sizeof hdr_at / sizeof hdr_at[0]; i++) {
         img[hdr_at[i]] ^= 0x10;
         cuzk_status s = open_copy(img, n, 0, err);
@@ -320,13 +499,31 @@ static void test_keyfile(const cuzk_groth16_pk *pk, const circuit *c)
         img[body_at[i]] ^= 0x04;
     }
     /* A point of A off the curve (hash skipped), and trusted. */
-    size_t a_off = 0;
-    for (unsigned i = 0; i < 17; i++) {
+    size_t a_off = 0, bv_off = 0;
+    uint32_t n_b = 0;
+    for (unsigned i = 0; i < 18; i++) {
         uint32_t id;
         memcpy(&id, img + 192 + 32 * i, 4);
         if (id == 3) memcpy(&a_off, img + 192 + 32 * i + 16, 8);
+        if (id == 4) {
+            memcpy(&n_b, img + 192 + 32 * i + 8, 4);
+            memcpy(&bv_off, img + 192 + 32 * i + 16, 8);
+        }
     }
-    CHECK(a_off > 1024);
+    CHECK(a_off > 1024 && bv_off > a_off && n_b == pk->n_b && n_b >= 2);
+    /* The B variable list: checked even when the points are trusted. */
+    uint32_t *bvar = (uint32_t *)(img + bv_off);
+    CHECK(!memcmp(bvar, pk->b_var, n_b * 4));
+    bvar[1] = bvar[0];
+    CHECK_MSG(open_copy(img, n, CUZK_KEYFILE_SKIP_HASH | CUZK_KEYFILE_TRUST_POINTS, err) ==
+                  CUZK_ERR_BAD_ENCODING && strstr(err, "B variable list entry 1") &&
+                  strstr(err, "ascending"), "%s", err);
+    bvar[1] = pk->b_var[1];
+    bvar[n_b - 1] = pk->n_vars;
+    CHECK_MSG(open_copy(img, n, CUZK_KEYFILE_SKIP_HASH | CUZK_KEYFILE_TRUST_POINTS, err) ==
+                  CUZK_ERR_BAD_ENCODING && strstr(err, "names variable"), "%s", err);
+    bvar[n_b - 1] = pk->b_var[n_b - 1];
+    CHECK(open_copy(img, n, 0, err) == CUZK_OK);
     cuzk_g1_affine *pa = (cuzk_g1_affine *)(img + a_off) + 1;
     cuzk_g1_affine save = *pa;
     cuzk_fp_add(&pa->y, &pa->y, &CUZK_FP_ONE);
@@ -390,8 +587,13 @@ static void test_params(const cuzk_groth16_pk *pk, const circuit *c)
     CHECK(cuzk_blob_read(&p2, pp2, err) == CUZK_OK);
     CHECK(p2.size == pb.size && !memcmp(p2.data, pb.data, pb.size));
     cuzk_blob_release(&p2);
-    /* A snarkjs-form key cannot be a .params. */
+    /* B over other variables than the matrices' density: refused. */
     cuzk_groth16_pk other = *pk;
+    other.n_b = pk->n_b - 1;
+    CHECK_MSG(cuzk_groth16_pk_write_params(pp2, NULL, &other, err) == CUZK_ERR_INVALID_ARGUMENT &&
+                  strstr(err, "B variables"), "%s", err);
+    /* A snarkjs-form key cannot be a .params. */
+    other = *pk;
     other.roots = CUZK_ROOTS_SNARKJS;
     other.h_form = CUZK_H_LAGRANGE;
     CHECK(cuzk_groth16_pk_write_params(pp2, NULL, &other, err) == CUZK_ERR_INVALID_ARGUMENT &&
@@ -415,7 +617,7 @@ static void test_circuit(cuzk_roots roots, uint64_t seed)
     CHECK(build(&c, 1100, test_rand64() | 1, test_rand64()));
     uint32_t n_in = c.r.n_public + 1;
     cuzk_toxic_waste tw;
-    cuzk_setup_opts o = {roots, 2, &seed, on_progress, NULL, &tw};
+    cuzk_setup_opts o = {roots, 2, &seed, on_progress, NULL, &tw, NULL, NULL};
     cuzk_groth16_pk pk;
     progress_calls = 0;
     CHECK_MSG(cuzk_groth16_setup(&pk, &c.r.m, n_in, c.r.n_wires - n_in, &o, err) == CUZK_OK, "%s",
@@ -445,6 +647,8 @@ static void test_circuit(cuzk_roots roots, uint64_t seed)
     CHECK(cuzk_groth16_setup(&pk1, &c.r.m, n_in, c.r.n_wires - n_in, &o, err) == CUZK_OK);
     CHECK(pk_points_eq(&pk, &pk1));
     cuzk_groth16_pk_free(&pk1);
+    /* The same through the fixed-base offload hook. */
+    test_fixed_mul(&pk, &c.r.m, n_in, c.r.n_wires - n_in, roots, seed);
     uint64_t seed2 = seed + 1;
     o.seed = &seed2;
     CHECK(cuzk_groth16_setup(&pk1, &c.r.m, n_in, c.r.n_wires - n_in, &o, err) == CUZK_OK);
@@ -503,7 +707,7 @@ static void test_r1cs_file(uint64_t seed)
     cuzk_wtns w;
     CHECK(cuzk_r1cs_parse(&r, rb.data, rb.size, err) == CUZK_OK);
     CHECK(cuzk_wtns_parse(&w, wb.data, wb.size, err) == CUZK_OK);
-    cuzk_setup_opts o = {CUZK_ROOTS_SNARKJS, 2, &seed, NULL, NULL, NULL};
+    cuzk_setup_opts o = {CUZK_ROOTS_SNARKJS, 2, &seed, NULL, NULL, NULL, NULL, NULL};
     cuzk_groth16_pk pk;
     uint32_t n_in = r.n_public + 1;
     CHECK_MSG(cuzk_groth16_setup(&pk, &r.m, n_in, r.n_wires - n_in, &o, err) == CUZK_OK, "%s", err);
@@ -556,5 +760,6 @@ int main(void)
     test_circuit(CUZK_ROOTS_SNARKJS, seed);
     test_circuit(CUZK_ROOTS_BELLPERSON, seed);
     test_r1cs_file(seed);
+    test_empty_b(seed);
     return test_done("test_setup");
 }

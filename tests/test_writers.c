@@ -574,6 +574,43 @@ static void test_zkey_large(void)
     CHECK(z.m.b.wire[0] == 4 && z.m.b.coeff[0] == CUZK_COEFF_MINUS_ONE);
     cuzk_zkey_free(&z);
 
+    /* B given filtered (a cuzk_groth16_pk's b_var, b1, b2): the same bytes,
+     * the identities written for the variables left out. */
+    uint32_t *bv = malloc(n_vars * sizeof *bv), nb = 0;
+    cuzk_g1_affine *fb1 = malloc(n_vars * sizeof *fb1);
+    cuzk_g2_affine *fb2 = malloc(n_vars * sizeof *fb2);
+    for (uint32_t i = 0; i < n_vars; i++)
+        if (!bits[i]) bv[nb] = i, fb1[nb] = b1[i], fb2[nb++] = b2[i];
+    CHECK(nb > 0 && nb < n_vars);
+    cuzk_zkey_src fsrc = src;
+    fsrc.b1 = fb1;
+    fsrc.b2 = fb2;
+    fsrc.b_var = bv;
+    fsrc.n_b = nb;
+    uint8_t *fout;
+    size_t flen;
+    CHECK_MSG(cuzk_zkey_encode(&fout, &flen, &fsrc, err) == CUZK_OK, "%s", err);
+    CHECK(flen == len && !memcmp(fout, out, len));
+    free(fout);
+    CHECK_MSG(cuzk_zkey_write(path, &fsrc, err) == CUZK_OK, "%s", err);
+    CHECK(file_equals(path, out, len));
+    /* a bad list: not ascending, out of range, longer than n_vars */
+    uint32_t keep = bv[1];
+    bv[1] = bv[0];
+    CHECK(cuzk_zkey_encode(&fout, &flen, &fsrc, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          contains(err, "B variable"));
+    bv[1] = keep;
+    keep = bv[nb - 1];
+    bv[nb - 1] = n_vars;
+    CHECK(cuzk_zkey_encode(&fout, &flen, &fsrc, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          contains(err, "B variable"));
+    bv[nb - 1] = keep;
+    fsrc.n_b = n_vars + 1;
+    CHECK(cuzk_zkey_encode(&fout, &flen, &fsrc, err) == CUZK_ERR_INVALID_ARGUMENT && err[0]);
+    free(bv);
+    free(fb1);
+    free(fb2);
+
     /* broken section 10: truncated, trailing bytes, params past the end */
     free(out);
     src.mpc_size = mpc_n - 1;

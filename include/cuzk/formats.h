@@ -432,11 +432,17 @@ typedef struct {
      * ignored (snarkjs never stores C). */
     const cuzk_matrices *m;
     /* Sections 5-9 (written LEM; identity points as all-zero bytes):
-     * a, b1, b2: n_vars points; c: n_vars - n_public - 1 (the private wires
-     * n_public + 1..); h: domain_size (snarkjs Lagrange form, formats.md
-     * §9.5 — NOT bellperson's monomial h). */
+     * a: n_vars points; b1, b2: n_vars points when b_var is NULL, else n_b
+     * points, those of the variables b_var[0..n_b) (strictly ascending,
+     * below n_vars), the other variables written as the identity (a
+     * cuzk_groth16_pk's filtered B, expanded while streaming);
+     * c: n_vars - n_public - 1 (the private wires n_public + 1..);
+     * h: domain_size (snarkjs Lagrange form, formats.md §9.5 — NOT
+     * bellperson's monomial h). */
     const cuzk_g1_affine *a, *b1;
     const cuzk_g2_affine *b2;
+    const uint32_t *b_var;
+    uint32_t n_b;
     const cuzk_g1_affine *c, *h;
     /* Section 10 (MPC contributions), copied raw when mpc != NULL: 64-byte
      * csHash, u32 count, contributions (formats.md §9.6); its structure is

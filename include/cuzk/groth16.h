@@ -42,9 +42,18 @@ typedef struct {
     uint32_t n_public;    /* public inputs and outputs, ONE not counted */
     unsigned log_domain;  /* the domain has 2^log_domain points */
     cuzk_vk vk;           /* has_g1_extras = 1 (beta_g1, delta_g1 known) */
-    /* Dense bases over all n_vars variables (identity where the variable's
-     * polynomial is zero). */
-    cuzk_g1_affine *a, *b1;
+    cuzk_g1_affine *a;    /* dense: n_vars points (identity where A_i = 0) */
+    /* B is filtered by its density: b1[j] (G1) and b2[j] (G2) belong to
+     * variable b_var[j], j < n_b; b_var is strictly ascending and below
+     * n_vars, and every variable not listed has B = identity in both
+     * groups. A variable is listed when it has a nonzero coefficient in
+     * some B row (keys from setup and bellperson .params: the density
+     * bellperson filters by), or, for keys read from dense files (.zkey, a
+     * snarkjs-exported .params), when its B1 or B2 point is not the
+     * identity. In PoRep-like circuits ~25% of the variables are in B. */
+    uint32_t n_b;
+    uint32_t *b_var;
+    cuzk_g1_affine *b1;
     cuzk_g2_affine *b2;
     cuzk_g1_affine *l;    /* n_vars - n_public - 1: variables n_public + 1.. */
     cuzk_g1_affine *h;    /* 2^log_domain (LAGRANGE) or 2^log_domain - 1 */
@@ -57,25 +66,31 @@ typedef struct {
 
 /* Builds a proving key from a parsed .zkey: decodes (and so checks: on the
  * curve, canonical) every point on up to nthreads threads, copies the
- * matrices. The zkey and its buffer may be released afterwards. */
+ * matrices, and filters B (the variables whose B1 and B2 are both the
+ * identity are left out; the dense B vectors are held while filtering).
+ * The zkey and its buffer may be released afterwards. */
 cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
                                       unsigned nthreads, char *err);
 /* Builds a proving key from a parsed bellperson .params and the circuit it
  * belongs to. The A, B and C rows come from r1cs, with one input row
- * A = 1 * input_i appended per input (formats.md §5.1). Filtered vectors are
- * expanded to dense ones by the densities of r1cs (a variable is in the A
- * (B) density when it has a nonzero coefficient in some A (B) row; inputs
- * are always in A); the counts must match the file. The roots are those the
- * params carry; the H query is monomial. params and its buffer may be
- * released afterwards. */
+ * A = 1 * input_i appended per input (formats.md §5.1). A filtered a
+ * vector is expanded to a dense one by the A density of r1cs (a variable is
+ * in the A (B) density when it has a nonzero coefficient in some A (B) row;
+ * inputs are always in A); filtered b vectors are kept as they are, with
+ * b_var = the B density; the counts must match the file. Dense vectors (a
+ * snarkjs export) have B filtered as cuzk_groth16_pk_from_zkey does. The
+ * roots are those the params carry; the H query is monomial. params and
+ * its buffer may be released afterwards. */
 cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_params *params,
                                         const cuzk_r1cs *r1cs, unsigned nthreads, char *err);
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk);
 /* Writes a snarkjs-form proving key (roots CUZK_ROOTS_SNARKJS, h_form
  * CUZK_H_LAGRANGE; others are CUZK_ERR_INVALID_ARGUMENT) as a .zkey at path
  * (atomically, see cuzk_zkey_write): pk->m (A and B rows, input rows
- * included) becomes section 4, pk->l section 8. mpc/mpc_len: section 10 as
- * in cuzk_zkey_src (NULL: an empty contribution section, zero csHash). */
+ * included) becomes section 4, B1 and B2 are written dense (identity for
+ * the variables outside b_var, as snarkjs expects), pk->l section 8.
+ * mpc/mpc_len: section 10 as in cuzk_zkey_src (NULL: an empty contribution
+ * section, zero csHash). */
 cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, const uint8_t *mpc,
                                size_t mpc_len, char *err);
 
@@ -84,7 +99,7 @@ typedef struct {
     double abc_ms;      /* a, b, c = A w, B w, C w */
     double ntt_ms;      /* the H polynomial's NTTs and pointwise work */
     double msm_a_ms;    /* A (G1) */
-    double msm_b2_ms;   /* B (G2) */
+    double msm_b2_ms;   /* B (G2), over the n_b variables of B */
     double msm_c_ms;    /* L + H + r B1 (G1), one MSM over three vectors */
     double assemble_ms; /* blinding with r, s and conversion to affine */
     double verify_ms;   /* the self-check (0 when not run) */
@@ -131,17 +146,20 @@ cuzk_status cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_proof *proof, cons
  * _from_params lay them out; the domain is the smallest power of two (>= 2)
  * holding them. A_i, B_i, C_i are the QAP polynomials of variable i,
  * evaluated at tau through the Lagrange basis of that domain.
- *   A, B1, B2:  A_i(tau) G1, B_i(tau) G1, B_i(tau) G2 for every variable
- *               (the identity where the polynomial is zero)
+ *   A:          A_i(tau) G1 for every variable (the identity where A_i = 0)
+ *   B1, B2:     B_i(tau) G1, B_i(tau) G2 for the variables with a nonzero
+ *               coefficient in some B row only (pk->b_var)
  *   IC_i  = (beta A_i + alpha B_i + C_i)(tau) / gamma G1,  i < n_inputs
  *   L_i   = (beta A_i + alpha B_i + C_i)(tau) / delta G1,  i >= n_inputs
  *
- * Memory (n_vars variables, N = 2^log_domain): the key itself (about
- * 576 n_vars + 96 N bytes of points, plus pk->m) and, while it is built,
- * 96 n_vars + 32 N bytes of scalars and two fixed-base tables (<= 96 MiB
- * G1, 192 MiB G2). For a PoRep-sized circuit (1.3e8 variables, N = 2^27)
- * that is ~75 GB of key + ~17 GB of scalars at the peak: it fits a
- * 128 GiB machine. */
+ * Memory (n_vars variables, n_b of them in B, N = 2^log_domain): the key
+ * itself (192 n_vars + 292 n_b + 96 N bytes of points and b_var, plus
+ * pk->m) and, while it is built, 96 n_vars + 32 N bytes of scalars and
+ * either two fixed-base tables (<= 96 MiB G1, 192 MiB G2) or, with
+ * fixed_mul, one batch of CUZK_SETUP_MUL_BATCH scalars (128 MiB). For a
+ * PoRep-sized circuit (1.3e8 variables, 25% in B, N = 2^27) that is
+ * ~47 GB of key + ~17 GB of scalars at the peak: it fits a 128 GiB
+ * machine. */
 
 /* Progress of a long run: stage (a static string such as "B (G2)"), work
  * done and total in that stage's units. Called on the caller's thread. */
@@ -153,6 +171,19 @@ typedef struct {
     cuzk_fr tau, alpha, beta, gamma, delta;
 } cuzk_toxic_waste;
 
+/* Fixed-base multiplication offload for setup: out[i] = [s[i]] G for i < n,
+ * G the generator of G1 (g2 = 0: out is cuzk_g1_affine[n]) or G2 (g2 = 1:
+ * cuzk_g2_affine[n]); s in Montgomery form (cuzk_fr); a zero scalar gives
+ * the identity (all-zero affine). 0 < n <= CUZK_SETUP_MUL_BATCH. Returns
+ * CUZK_OK, or an error status that setup passes on; err is a buffer of
+ * CUZK_ERRMSG_LEN bytes (formats.h), an empty string on entry, where the
+ * callback may write a one-line NUL-terminated message (setup puts it in
+ * its own message, after the stage's name). Called on the caller's thread,
+ * one batch at a time. */
+typedef cuzk_status (*cuzk_fixed_mul_fn)(void *ctx, int g2, void *out, const cuzk_fr *s, size_t n,
+                                         char *err);
+#define CUZK_SETUP_MUL_BATCH ((size_t)1 << 22)
+
 typedef struct {
     cuzk_roots roots;          /* CUZK_ROOTS_SNARKJS or CUZK_ROOTS_BELLPERSON */
     unsigned nthreads;         /* 0 = every core */
@@ -163,6 +194,13 @@ typedef struct {
     cuzk_progress_fn progress; /* may be NULL */
     void *progress_ctx;
     cuzk_toxic_waste *toxic_out; /* tests only: receives the secrets (may be NULL) */
+    /* NULL: the fixed-base multiplications run on the CPU threads (tables,
+     * as above). Else each stage (A, B1, B2, IC, L, H) makes its scalars on
+     * the CPU threads, CUZK_SETUP_MUL_BATCH at a time, and hands each batch
+     * to fixed_mul(fixed_mul_ctx, ...); no tables are built. The key is
+     * the same either way. */
+    cuzk_fixed_mul_fn fixed_mul;
+    void *fixed_mul_ctx;
 } cuzk_setup_opts;
 
 /* The label every setup key carries (key files, CLI output). */
@@ -177,7 +215,8 @@ typedef struct {
  * opts->nthreads threads; results do not depend on the thread count.
  * Errors: CUZK_ERR_INVALID_ARGUMENT (NULL, no C matrix, a wire or coefficient
  * out of range, a bad row table, unknown roots, more than 2^28 rows),
- * CUZK_ERR_NO_MEMORY, CUZK_ERR_IO (no OS randomness), each with a message. */
+ * CUZK_ERR_NO_MEMORY, CUZK_ERR_IO (no OS randomness), or what fixed_mul
+ * returned, each with a message. */
 cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint32_t n_inputs,
                                uint32_t n_aux, const cuzk_setup_opts *opts, char *err);
 
@@ -186,14 +225,16 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
  * docs/keys.md): a 1024-byte header (magic "cuzk-key", version, roots,
  * H form, counts, a label, a section table, an XXH64 header checksum),
  * then 64-byte aligned sections laid out as the prover (and the GPU) reads
- * them: the vk, then dense arrays of cuzk_g1_affine / cuzk_g2_affine in
- * their in-memory layout (Montgomery limbs, little-endian; identity =
- * all-zero), then optionally the matrices (pk->m, input rows included, as
- * CSR arrays). Each section carries its own XXH64 body checksum, so a
- * loader (or a GPU upload) can check sections independently and in
- * parallel. */
+ * them: the vk, then the arrays of the pk (IC, A dense; b_var, B1 and B2
+ * over n_b variables; L; H) as cuzk_g1_affine / cuzk_g2_affine in their
+ * in-memory layout (Montgomery limbs, little-endian; identity = all-zero),
+ * then optionally the matrices (pk->m, input rows included, as CSR
+ * arrays). Each section carries its own XXH64 body checksum, so a loader
+ * (or a GPU upload) can check sections independently and in parallel.
+ * Version 2 (filtered B); version 1 files (dense B) are refused with a
+ * message saying to re-create them. */
 
-#define CUZK_KEYFILE_VERSION 1u
+#define CUZK_KEYFILE_VERSION 2u
 
 /* Writer flags. */
 #define CUZK_KEYFILE_NO_MATRICES 1u /* leave pk->m out (the PCE carries it) */
@@ -228,7 +269,8 @@ typedef struct {
  * checksums (unless CUZK_KEYFILE_SKIP_HASH), zero padding, every point
  * canonical and on its curve (unless CUZK_KEYFILE_TRUST_POINTS; in
  * parallel on nthreads threads, 0 = all), the six vk points and IC also in
- * the subgroup, and the matrices (row tables, wires, coefficients).
+ * the subgroup, b_var (strictly ascending, below n_vars; always checked)
+ * and the matrices (row tables, wires, coefficients).
  * Errors (one-line message "key: ..."): CUZK_ERR_TRUNCATED (shorter than
  * the header or than the header says), CUZK_ERR_BAD_ENCODING (magic,
  * version, checksum, layout, counts, matrices), CUZK_ERR_NOT_CANONICAL /
@@ -253,11 +295,12 @@ cuzk_status cuzk_keyfile_load(cuzk_groth16_pk *pk, const char *path, unsigned fl
  * generator does (formats.md §5.2): a = every input, then the aux
  * variables with a nonzero coefficient in some A row; b = every variable
  * with a nonzero coefficient in some B row; the densities come from pk->m,
- * as cuzk_groth16_pk_from_params reads them back. Needs a monomial H
- * (CUZK_H_MONOMIAL) and bellperson roots (a .params carries no roots and
- * every bellperson reader assumes 7); no point may be the identity
- * (bellperson rejects them): else CUZK_ERR_INVALID_ARGUMENT with a
- * message. */
+ * as cuzk_groth16_pk_from_params reads them back, and pk->b_var must be
+ * exactly that B density (b1/b2 are written as they are). Needs a
+ * monomial H (CUZK_H_MONOMIAL) and bellperson roots (a .params carries no
+ * roots and every bellperson reader assumes 7); no point may be the
+ * identity (bellperson rejects them): else CUZK_ERR_INVALID_ARGUMENT with
+ * a message. */
 cuzk_status cuzk_groth16_pk_write_params(const char *params_path, const char *vk_path,
                                          const cuzk_groth16_pk *pk, char *err);
 /* ======================================================== setup (end) == */

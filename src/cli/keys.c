@@ -111,8 +111,9 @@ static void on_progress(void *ctx, const char *stage, uint64_t done, uint64_t to
 
 static void describe(const cuzk_groth16_pk *pk, const char *label)
 {
-    printf("key: %u variables, %u public, domain 2^%u, %s roots (%d), %s H query%s%s\n",
-           pk->n_vars, pk->n_public, pk->log_domain,
+    printf("key: %u variables (%u in B), %u public, domain 2^%u, %s roots (%d), %s H "
+           "query%s%s\n",
+           pk->n_vars, pk->n_b, pk->n_public, pk->log_domain,
            pk->roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", (int)pk->roots,
            pk->h_form == CUZK_H_LAGRANGE ? "Lagrange" : "monomial", label && *label ? " -- " : "",
            label ? label : "");
@@ -210,7 +211,7 @@ int cmd_setup(int argc, char **argv)
     cuzk_groth16_pk pk = {0};
     progress_state ps = {cli_now_ms(), 0, NULL};
     cuzk_setup_opts o = {roots, threads, have_seed ? &seed : NULL, quiet ? NULL : on_progress,
-                         &ps, NULL};
+                         &ps, NULL, NULL, NULL};
     if (!quiet)
         fprintf(stderr, "setup: %s, %s roots -- %s\n", circ.what,
                 roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", CUZK_SETUP_LABEL);
@@ -233,7 +234,8 @@ int cmd_setup(int argc, char **argv)
         goto done;
     }
     if (!quiet) {
-        uint64_t n = (uint64_t)pk.n_vars, pts = 4 * n + ((uint64_t)1 << pk.log_domain);
+        uint64_t n = (uint64_t)pk.n_vars, pts = 2 * n + 2 * (uint64_t)pk.n_b +
+                                                 ((uint64_t)1 << pk.log_domain);
         describe(&pk, CUZK_SETUP_LABEL);
         printf("  setup %.2f s (%.0f points/s, G2 counted as one), total %.2f s\n",
                t_setup / 1e3, (double)pts / (t_setup / 1e3), (cli_now_ms() - t0) / 1e3);

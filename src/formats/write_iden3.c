@@ -374,6 +374,29 @@ static void put_g2s(sink *k, const cuzk_g2_affine *p, uint64_t n)
     for (uint64_t i = 0; i < n; i++) cuzk_g2_to_lem(sink_reserve(k, 192), &p[i]);
 }
 
+/* B1 (g2 = 0) or B2 over all n_vars variables: dense as given, or expanded
+ * from the n_b points of the variables b_var (identity = 0 bytes). */
+static void put_b(sink *k, const cuzk_zkey_src *z, int g2)
+{
+    size_t es = g2 ? 192 : 96;
+    if (!z->b_var) {
+        if (g2) put_g2s(k, z->b2, z->n_vars);
+        else put_g1s(k, z->b1, z->n_vars);
+        return;
+    }
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < z->n_vars; i++) {
+        uint8_t *p = sink_reserve(k, es);
+        if (j < z->n_b && z->b_var[j] == i) {
+            if (g2) cuzk_g2_to_lem(p, &z->b2[j]);
+            else cuzk_g1_to_lem(p, &z->b1[j]);
+            j++;
+        } else {
+            memset(p, 0, es);
+        }
+    }
+}
+
 static void put_coef_rows(sink *k, const zkey_ctx *c, const cuzk_sparse *s, uint32_t matrix,
                           uint64_t j)
 {
@@ -427,9 +450,9 @@ static void zkey_body(sink *k, const void *vctx)
     put_section(k, 5, 96 * (uint64_t)z->n_vars);
     put_g1s(k, z->a, z->n_vars);
     put_section(k, 6, 96 * (uint64_t)z->n_vars);
-    put_g1s(k, z->b1, z->n_vars);
+    put_b(k, z, 0);
     put_section(k, 7, 192 * (uint64_t)z->n_vars);
-    put_g2s(k, z->b2, z->n_vars);
+    put_b(k, z, 1);
     put_section(k, 8, 96 * c->n_priv);
     put_g1s(k, z->c, c->n_priv);
     put_section(k, 9, 96 * (uint64_t)z->domain_size);
@@ -518,8 +541,19 @@ static cuzk_status zkey_prepare(zkey_ctx *c, const cuzk_zkey_src *z, char *err)
         return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT,
                         "%s: the verifying key has %u IC points; %u public need %llu", W,
                         vk->n_ic, z->n_public, (unsigned long long)n_in);
-    if ((z->n_vars && (!z->a || !z->b1 || !z->b2)) || (c->n_priv && !z->c) || !z->h)
+    uint64_t n_b = z->b_var ? z->n_b : z->n_vars;
+    if ((z->n_vars && !z->a) || (n_b && (!z->b1 || !z->b2)) || (c->n_priv && !z->c) || !z->h)
         return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "%s: NULL point array", W);
+    if (z->b_var) {
+        if (z->n_b > z->n_vars)
+            return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT,
+                            "%s: %u B variables for %u variables", W, z->n_b, z->n_vars);
+        for (uint32_t j = 0; j < z->n_b; j++)
+            if (z->b_var[j] >= z->n_vars || (j && z->b_var[j] <= z->b_var[j - 1]))
+                return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT,
+                                "%s: B variable list entry %u (%u) is not ascending below %u", W,
+                                j, z->b_var[j], z->n_vars);
+    }
 
     /* Section 4 */
     if (m->n_rows < n_in || m->n_rows > z->domain_size)

@@ -1,12 +1,15 @@
-/* A proving key as a bellperson .params (+ .vk): the dense vectors of
- * cuzk_groth16_pk filtered by density, as bellperson's generator writes
- * them (formats.md §3.2, §5.2), so that cuzk_groth16_pk_from_params (and
- * bellperson, supraseal) read the same key back. */
+/* A proving key as a bellperson .params (+ .vk): the A vector of
+ * cuzk_groth16_pk filtered by density, B as the pk holds it (already
+ * filtered), as bellperson's generator writes them (formats.md §3.2, §5.2),
+ * so that cuzk_groth16_pk_from_params (and bellperson, supraseal) read the
+ * same key back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cuzk/groth16.h>
+
+#include "groth16/groth16_internal.h"
 
 static cuzk_status efail(char *err, cuzk_status s, const char *msg)
 {
@@ -34,26 +37,33 @@ cuzk_status cuzk_groth16_pk_write_params(const char *params_path, const char *vk
         return efail(err, CUZK_ERR_INVALID_ARGUMENT,
                      "the key has no matrices (the densities come from them)");
     uint32_t n = pk->n_vars, n_in = pk->n_public + 1;
-    uint8_t *da = calloc(n, 1), *db = calloc(n, 1);
-    cuzk_g1_affine *a = malloc(n * sizeof *a), *b1 = malloc(n * sizeof *b1);
-    cuzk_g2_affine *b2 = malloc(n * sizeof *b2);
+    uint8_t *da = calloc(n, 1);
+    uint32_t *db = NULL, nb = 0;
+    cuzk_g1_affine *a = malloc(n * sizeof *a);
     cuzk_status s = CUZK_ERR_NO_MEMORY;
-    if (!da || !db || !a || !b1 || !b2) {
+    if (!da || !a || g16_b_density(&db, &nb, &pk->m, n) != CUZK_OK) {
         efail(err, s, "out of memory");
+        goto out;
+    }
+    /* bellperson writes b_g1/b_g2 over the B density: the pk's B must be
+     * over exactly those variables. */
+    if (nb != pk->n_b || (nb && memcmp(db, pk->b_var, nb * sizeof *db) != 0)) {
+        uint32_t j = 0;
+        while (j < nb && j < pk->n_b && db[j] == pk->b_var[j]) j++;
+        s = CUZK_ERR_INVALID_ARGUMENT;
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "params export: the key's B variables (%u) are not the B density of its "
+                     "matrices (%u variables; first difference at entry %u)",
+                     pk->n_b, nb, j);
         goto out;
     }
     mark(da, &pk->m.a, &pk->m);
     memset(da, 1, n_in); /* the input rows: every input is in A */
-    mark(db, &pk->m.b, &pk->m);
-    uint32_t na = 0, nb = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t na = 0;
+    for (uint32_t i = 0; i < n; i++)
         if (da[i]) a[na++] = pk->a[i];
-        if (db[i]) {
-            b1[nb] = pk->b1[i];
-            b2[nb++] = pk->b2[i];
-        }
-    }
-    cuzk_bp_params_src src = {&pk->vk, pk->h, pk->l, a, b1, b2,
+    cuzk_bp_params_src src = {&pk->vk, pk->h, pk->l, a, pk->b1, pk->b2,
                               (uint32_t)(((uint64_t)1 << pk->log_domain) - 1), n - n_in, na, nb};
     s = cuzk_bp_params_write_path(params_path, &src, err);
     if (s == CUZK_OK && vk_path) s = cuzk_bp_vk_write(vk_path, &pk->vk, err);
@@ -61,7 +71,5 @@ out:
     free(da);
     free(db);
     free(a);
-    free(b1);
-    free(b2);
     return s;
 }

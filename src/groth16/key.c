@@ -58,11 +58,38 @@ cuzk_status g16_matrices_with_input_rows(cuzk_matrices *dst, const cuzk_matrices
     return CUZK_OK;
 }
 
+cuzk_status g16_b_density(uint32_t **b_var, uint32_t *n_b, const cuzk_matrices *m,
+                          uint32_t n_vars)
+{
+    *b_var = NULL;
+    *n_b = 0;
+    uint8_t *d = calloc(n_vars ? n_vars : 1, 1);
+    if (!d) return CUZK_ERR_NO_MEMORY;
+    const cuzk_sparse *b = &m->b;
+    if (b->row_start)
+        for (uint64_t k = 0; k < b->n_terms; k++)
+            if (b->wire[k] < n_vars && !cuzk_fr_is_zero(&m->coeffs[b->coeff[k]])) d[b->wire[k]] = 1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < n_vars; i++) n += d[i];
+    uint32_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        free(d);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    for (uint32_t i = 0, j = 0; i < n_vars; i++)
+        if (d[i]) v[j++] = i;
+    free(d);
+    *b_var = v;
+    *n_b = n;
+    return CUZK_OK;
+}
+
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
 {
     if (!pk) return;
     cuzk_vk_free(&pk->vk);
     free(pk->a);
+    free(pk->b_var);
     free(pk->b1);
     free(pk->b2);
     free(pk->l);
@@ -111,6 +138,31 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
 EXPAND(expand_g1, cuzk_g1_affine, cuzk_points_decode_g1)
 EXPAND(expand_g2, cuzk_g2_affine, cuzk_points_decode_g2)
 
+/* Filters the dense pk->b1, pk->b2 (n_vars points each) in place: keeps
+ * the variables whose B1 or B2 is not the identity, lists them in
+ * pk->b_var and shrinks the arrays to n_b. */
+static cuzk_status filter_b(cuzk_groth16_pk *pk)
+{
+    uint32_t n = pk->n_vars, nb = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nb += !cuzk_g1_affine_is_inf(&pk->b1[i]) || !cuzk_g2_affine_is_inf(&pk->b2[i]);
+    if (!(pk->b_var = malloc((nb ? nb : 1) * sizeof *pk->b_var))) return CUZK_ERR_NO_MEMORY;
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        if (cuzk_g1_affine_is_inf(&pk->b1[i]) && cuzk_g2_affine_is_inf(&pk->b2[i])) continue;
+        pk->b_var[j] = i;
+        pk->b1[j] = pk->b1[i]; /* j <= i: moves down only */
+        pk->b2[j] = pk->b2[i];
+        j++;
+    }
+    pk->n_b = nb;
+    /* Shrinking: a failure leaves the larger block, still valid. */
+    void *p1 = realloc(pk->b1, (nb ? nb : 1) * sizeof *pk->b1);
+    if (p1) pk->b1 = p1;
+    void *p2 = realloc(pk->b2, (nb ? nb : 1) * sizeof *pk->b2);
+    if (p2) pk->b2 = p2;
+    return CUZK_OK;
+}
+
 cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
                                       unsigned nthreads, char *err)
 {
@@ -133,6 +185,14 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
         (s = expand_g1(&pk->l, &z->c, NULL, z->c.n, nthreads, "zkey", "C", err)) != CUZK_OK ||
         (s = expand_g1(&pk->h, &z->h, NULL, z->h.n, nthreads, "zkey", "H", err)) != CUZK_OK)
         goto fail;
+    if (z->b1.n != pk->n_vars || z->b2.n != pk->n_vars) {
+        s = CUZK_ERR_BAD_ENCODING;
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN, "zkey: B1/B2 have %llu/%llu points for %u variables",
+                     (unsigned long long)z->b1.n, (unsigned long long)z->b2.n, pk->n_vars);
+        goto fail;
+    }
+    if ((s = filter_b(pk)) != CUZK_OK) goto fail;
     if ((s = g16_matrices_with_input_rows(&pk->m, &z->m, 0)) != CUZK_OK) {
         set_err(err, "%s: %s", "zkey coefficients", s);
         goto fail;
@@ -186,17 +246,14 @@ cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_param
                           p->domain_size, n_rows);
 
     /* Densities (bellperson's filter of the a, b_g1, b_g2 vectors). */
-    uint8_t *da = calloc(n_vars ? n_vars : 1, 1), *db = calloc(n_vars ? n_vars : 1, 1);
+    uint8_t *da = calloc(n_vars ? n_vars : 1, 1);
+    uint32_t *b_var = NULL, nb = 0;
     cuzk_status s = CUZK_ERR_NO_MEMORY;
-    if (!da || !db) goto fail;
+    if (!da || g16_b_density(&b_var, &nb, &r->m, n_vars) != CUZK_OK) goto fail;
     mark_density(da, &r->m.a, &r->m);
     memset(da, 1, n_in); /* the input rows put every input in A */
-    mark_density(db, &r->m.b, &r->m);
-    uint64_t na = 0, nb = 0;
-    for (uint32_t i = 0; i < n_vars; i++) {
-        na += da[i];
-        nb += db[i];
-    }
+    uint64_t na = 0;
+    for (uint32_t i = 0; i < n_vars; i++) na += da[i];
     int dense = p->a.n == n_vars && p->b_g1.n == n_vars;
     if (!dense && (p->a.n != na || p->b_g1.n != nb || p->b_g2.n != nb)) {
         s = params_err(err, CUZK_ERR_BAD_ENCODING,
@@ -214,23 +271,30 @@ cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_param
     if ((s = cuzk_vk_copy(&pk->vk, &p->vk)) != CUZK_OK ||
         (s = expand_g1(&pk->a, &p->a, dense ? NULL : da, n_vars, nthreads, "params", "a",
                        err)) != CUZK_OK ||
-        (s = expand_g1(&pk->b1, &p->b_g1, dense ? NULL : db, n_vars, nthreads, "params", "b_g1",
+        (s = expand_g1(&pk->b1, &p->b_g1, NULL, p->b_g1.n, nthreads, "params", "b_g1",
                        err)) != CUZK_OK ||
-        (s = expand_g2(&pk->b2, &p->b_g2, dense ? NULL : db, n_vars, nthreads, "params", "b_g2",
+        (s = expand_g2(&pk->b2, &p->b_g2, NULL, p->b_g2.n, nthreads, "params", "b_g2",
                        err)) != CUZK_OK ||
         (s = expand_g1(&pk->l, &p->l, NULL, p->l.n, nthreads, "params", "l", err)) != CUZK_OK ||
         (s = expand_g1(&pk->h, &p->h, NULL, p->h.n, nthreads, "params", "h", err)) != CUZK_OK)
         goto fail;
+    if (dense) { /* a snarkjs export: B by its identity points */
+        if ((s = filter_b(pk)) != CUZK_OK) goto fail;
+    } else { /* bellperson's filter: B by the density */
+        pk->b_var = b_var;
+        pk->n_b = nb;
+        b_var = NULL;
+    }
 
     /* The circuit's rows plus the input rows. */
     if ((s = g16_matrices_with_input_rows(&pk->m, &r->m, n_in)) != CUZK_OK) goto fail;
     free(da);
-    free(db);
+    free(b_var);
     return CUZK_OK;
 fail:
     if (s == CUZK_ERR_NO_MEMORY && err && !err[0]) set_err(err, "%s: %s", "params", s);
     free(da);
-    free(db);
+    free(b_var);
     cuzk_groth16_pk_free(pk);
     return s;
 }
@@ -254,6 +318,10 @@ cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, cons
                      pk->h_form == CUZK_H_LAGRANGE ? "Lagrange" : "monomial", pk->log_domain);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
+    if (!pk->b_var) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "zkey writer: the key has no B variable list");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     cuzk_zkey_src src = {
         .n_vars = pk->n_vars,
         .n_public = pk->n_public,
@@ -263,6 +331,8 @@ cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, cons
         .a = pk->a,
         .b1 = pk->b1,
         .b2 = pk->b2,
+        .b_var = pk->b_var, /* expanded to dense while writing */
+        .n_b = pk->n_b,
         .c = pk->l,
         .h = pk->h,
         .mpc = mpc,

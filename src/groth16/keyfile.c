@@ -1,24 +1,27 @@
 /* The native key file ".cuzk": writer, checking reader, loader.
  *
  * Layout (all integers little-endian; docs/keys.md has the full table):
- *   [0, 1024)  header: magic "cuzk-key", version, header size, file size,
- *              header XXH64 (of the 1024 bytes with this field zeroed),
- *              flags, roots, H form, log_domain, n_vars, n_public, n_rows,
- *              n_coeffs, n_sections, a 64-byte label, then the section
- *              table: per section id, element size, count, offset, XXH64
- *              of its bytes (cuzk_body_hash: chunked, parallel)
+ *   [0, 1024)  header: magic "cuzk-key", version (2), header size, file
+ *              size, header XXH64 (of the 1024 bytes with this field
+ *              zeroed), flags, roots, H form, log_domain, n_vars, n_public,
+ *              n_rows, n_coeffs, n_sections, n_b, a 64-byte label, then the
+ *              section table: per section id, element size, count, offset,
+ *              XXH64 of its bytes (cuzk_body_hash: chunked, parallel)
  *   sections   in id order, each at the next multiple of 64, zero padding
  *              between them; the file ends at the last section's end
  *              rounded up to 64:
  *     1 vk       alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 (864 B)
  *     2 IC       n_public + 1 cuzk_g1_affine
- *     3 A, 4 B1  n_vars cuzk_g1_affine      5 B2  n_vars cuzk_g2_affine
- *     6 L        n_vars - n_public - 1 cuzk_g1_affine
- *     7 H        2^log_domain (Lagrange) or 2^log_domain - 1 (monomial)
+ *     3 A        n_vars cuzk_g1_affine (dense)
+ *     4 B vars   n_b u32, strictly ascending, < n_vars (pk->b_var)
+ *     5 B1       n_b cuzk_g1_affine       6 B2  n_b cuzk_g2_affine
+ *     7 L        n_vars - n_public - 1 cuzk_g1_affine
+ *     8 H        2^log_domain (Lagrange) or 2^log_domain - 1 (monomial)
  *     with the matrices (flag 1):
- *     8 coefficients  n_coeffs cuzk_fr (Montgomery)
- *     9..11  A: row starts (u64, n_rows + 1), wires (u32), coefficient
- *            indices (u32); 12..14 B; 15..17 C (flag 2)
+ *     9 coefficients  n_coeffs cuzk_fr (Montgomery)
+ *     10..12 A: row starts (u64, n_rows + 1), wires (u32), coefficient
+ *            indices (u32); 13..15 B; 16..18 C (flag 2)
+ * Version 1 (dense B1/B2, no B vars, ids shifted) is refused by name.
  * Points are the in-memory structs (Montgomery limbs; identity = all
  * zero), so a section can be handed to the GPU or used in place. The
  * checksums are those of the PCE (src/common/hash.c). */
@@ -44,22 +47,22 @@
 #define KEY_HDR 1024u
 #define KEY_ALIGN 64u
 #define KEY_VK_BYTES 864u
-#define KEY_MAX_SECTIONS 17u
+#define KEY_MAX_SECTIONS 18u
 
 enum {
     K_MAGIC = 0, K_VERSION = 8, K_HEADER_BYTES = 12, K_FILE_BYTES = 16, K_HEADER_HASH = 24,
     K_FLAGS = 32, K_ROOTS = 36, K_H_FORM = 40, K_LOG_DOMAIN = 44, K_N_VARS = 48,
-    K_N_PUBLIC = 52, K_N_ROWS = 56, K_N_COEFFS = 64, K_N_SECTIONS = 68,
-    K_RESERVED = 72, /* ..127, zero */
+    K_N_PUBLIC = 52, K_N_ROWS = 56, K_N_COEFFS = 64, K_N_SECTIONS = 68, K_N_B = 72,
+    K_RESERVED = 76, /* ..127, zero */
     K_LABEL = 128,   /* 64 bytes, NUL-terminated */
     K_TABLE = 192,   /* 32 bytes a section */
     K_SEC_BYTES = 32
 };
 enum { F_MATRICES = 1u, F_C = 2u };
-enum { KS_VK = 1, KS_IC, KS_A, KS_B1, KS_B2, KS_L, KS_H, KS_COEFFS, KS_MAT0 }; /* KS_MAT0 + 3k + {0,1,2} */
+enum { KS_VK = 1, KS_IC, KS_A, KS_BVAR, KS_B1, KS_B2, KS_L, KS_H, KS_COEFFS, KS_MAT0 }; /* KS_MAT0 + 3k + {0,1,2} */
 
 static const char *const SEC_NAME[] = {
-    "?", "vk", "IC", "A", "B (G1)", "B (G2)", "L", "H", "coefficients",
+    "?", "vk", "IC", "A", "B variables", "B (G1)", "B (G2)", "L", "H", "coefficients",
     "A row starts", "A wires", "A coefficient indices",
     "B row starts", "B wires", "B coefficient indices",
     "C row starts", "C wires", "C coefficient indices"};
@@ -103,6 +106,7 @@ static uint32_t elem_of(uint32_t id)
     case KS_B2: return sizeof(cuzk_g2_affine);
     case KS_IC: case KS_A: case KS_B1: case KS_L: case KS_H: return sizeof(cuzk_g1_affine);
     case KS_COEFFS: return sizeof(cuzk_fr);
+    case KS_BVAR: return 4u;
     default: return (id - KS_MAT0) % 3 == 0 ? 8u : 4u;
     }
 }
@@ -162,9 +166,14 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
     if (label && strlen(label) > 63)
         return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "label longer than 63 bytes");
     if (pk->log_domain < 1 || pk->log_domain > CUZK_NTT_MAX_LOG || pk->n_vars < pk->n_public + 1 ||
-        !pk->vk.has_g1_extras || pk->vk.n_ic != pk->n_public + 1 || !pk->a || !pk->b1 ||
-        !pk->b2 || !pk->h || !pk->vk.ic || (pk->n_vars > pk->n_public + 1 && !pk->l))
+        !pk->vk.has_g1_extras || pk->vk.n_ic != pk->n_public + 1 || !pk->a || !pk->h ||
+        !pk->vk.ic || (pk->n_vars > pk->n_public + 1 && !pk->l) || pk->n_b > pk->n_vars ||
+        (pk->n_b && (!pk->b_var || !pk->b1 || !pk->b2)))
         return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "incomplete proving key");
+    for (uint32_t j = 0; j < pk->n_b; j++)
+        if (pk->b_var[j] >= pk->n_vars || (j && pk->b_var[j] <= pk->b_var[j - 1]))
+            return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "B variable list entry %u (%u) is not "
+                         "ascending below %u", j, pk->b_var[j], pk->n_vars);
     uint32_t kf = 0;
     const cuzk_matrices *m = &pk->m;
     if (!(flags & CUZK_KEYFILE_NO_MATRICES) && m->a.row_start) {
@@ -185,8 +194,9 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
         case KS_VK: s[i].count = 1; s[i].data = vkb; break;
         case KS_IC: s[i].count = pk->vk.n_ic; s[i].data = pk->vk.ic; break;
         case KS_A: s[i].count = pk->n_vars; s[i].data = pk->a; break;
-        case KS_B1: s[i].count = pk->n_vars; s[i].data = pk->b1; break;
-        case KS_B2: s[i].count = pk->n_vars; s[i].data = pk->b2; break;
+        case KS_BVAR: s[i].count = pk->n_b; s[i].data = pk->b_var; break;
+        case KS_B1: s[i].count = pk->n_b; s[i].data = pk->b1; break;
+        case KS_B2: s[i].count = pk->n_b; s[i].data = pk->b2; break;
         case KS_L: s[i].count = pk->n_vars - pk->n_public - 1; s[i].data = pk->l; break;
         case KS_H: s[i].count = n_h_of(pk->h_form, pk->log_domain); s[i].data = pk->h; break;
         case KS_COEFFS: s[i].count = m->n_coeffs; s[i].data = m->coeffs; break;
@@ -222,6 +232,7 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
     wr64(hdr + K_N_ROWS, kf ? m->n_rows : 0);
     wr32(hdr + K_N_COEFFS, kf ? m->n_coeffs : 0);
     wr32(hdr + K_N_SECTIONS, ns);
+    wr32(hdr + K_N_B, pk->n_b);
     if (label) memcpy(hdr + K_LABEL, label, strlen(label));
     for (unsigned i = 0; i < ns; i++) {
         uint8_t *e = hdr + K_TABLE + K_SEC_BYTES * i;
@@ -373,6 +384,9 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
         return kfail(err, CUZK_ERR_TRUNCATED, "%zu bytes, shorter than the %u-byte header",
                      size, KEY_HDR);
     uint32_t version = rd32(data + K_VERSION);
+    if (version == 1)
+        return kfail(err, CUZK_ERR_BAD_ENCODING, "version 1 key file (dense B): re-create it "
+                     "with this cuzk (this build reads version %u)", CUZK_KEYFILE_VERSION);
     if (version != CUZK_KEYFILE_VERSION)
         return kfail(err, CUZK_ERR_BAD_ENCODING, "version %u; this build reads version %u",
                      version, CUZK_KEYFILE_VERSION);
@@ -399,7 +413,7 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     uint32_t logd = rd32(data + K_LOG_DOMAIN), n_vars = rd32(data + K_N_VARS);
     uint32_t n_pub = rd32(data + K_N_PUBLIC), n_coeffs = rd32(data + K_N_COEFFS);
     uint64_t n_rows = rd64(data + K_N_ROWS);
-    uint32_t n_sec = rd32(data + K_N_SECTIONS);
+    uint32_t n_sec = rd32(data + K_N_SECTIONS), n_b = rd32(data + K_N_B);
     if (fl & ~(uint32_t)(F_MATRICES | F_C) || ((fl & F_C) && !(fl & F_MATRICES)))
         return kfail(err, CUZK_ERR_BAD_ENCODING, "unknown flags 0x%x", fl);
     if (roots != CUZK_ROOTS_SNARKJS && roots != CUZK_ROOTS_BELLPERSON)
@@ -413,6 +427,8 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     if ((uint64_t)n_pub + 1 > n_vars)
         return kfail(err, CUZK_ERR_BAD_ENCODING, "%u public inputs but %u variables", n_pub,
                      n_vars);
+    if (n_b > n_vars)
+        return kfail(err, CUZK_ERR_BAD_ENCODING, "%u B variables but %u variables", n_b, n_vars);
     if (fl & F_MATRICES) {
         if (n_rows < 1 || n_rows > ((uint64_t)1 << logd))
             return kfail(err, CUZK_ERR_BAD_ENCODING, "%llu rows for a domain of 2^%u",
@@ -443,7 +459,8 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
         switch (id) {
         case KS_VK: want = 1; break;
         case KS_IC: want = (uint64_t)n_pub + 1; break;
-        case KS_A: case KS_B1: case KS_B2: want = n_vars; break;
+        case KS_A: want = n_vars; break;
+        case KS_BVAR: case KS_B1: case KS_B2: want = n_b; break;
         case KS_L: want = (uint64_t)n_vars - n_pub - 1; break;
         case KS_H: want = n_h_of(hf, logd); break;
         case KS_COEFFS: want = n_coeffs; break;
@@ -518,6 +535,8 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     pk->vk.n_ic = n_pub + 1;
     pk->vk.ic = (cuzk_g1_affine *)at[KS_IC];
     pk->a = (cuzk_g1_affine *)at[KS_A];
+    pk->n_b = n_b;
+    pk->b_var = (uint32_t *)at[KS_BVAR];
     pk->b1 = (cuzk_g1_affine *)at[KS_B1];
     pk->b2 = (cuzk_g2_affine *)at[KS_B2];
     pk->l = (cuzk_g1_affine *)at[KS_L];
@@ -533,6 +552,17 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
             sp[k]->wire = (uint32_t *)at[KS_MAT0 + 3 * k + 1];
             sp[k]->coeff = (uint32_t *)at[KS_MAT0 + 3 * k + 2];
         }
+    }
+
+    /* B's variables: always (the prover indexes the witness with them). */
+    for (uint32_t j = 0; j < n_b; j++) {
+        if (pk->b_var[j] >= n_vars)
+            return kfail(err, CUZK_ERR_BAD_ENCODING, "B variable list entry %u names variable "
+                         "%u of %u", j, pk->b_var[j], n_vars);
+        if (j && pk->b_var[j] <= pk->b_var[j - 1])
+            return kfail(err, CUZK_ERR_BAD_ENCODING, "B variable list entry %u (%u) is not "
+                         "above the one before (%u): not strictly ascending", j, pk->b_var[j],
+                         pk->b_var[j - 1]);
     }
 
     /* Points: the vk and IC fully; the bulk vectors on the curve. */
@@ -553,8 +583,8 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
             return kfail(err, st, "IC point %u: %s", i, cuzk_strerror(st));
     if (!(flags & CUZK_KEYFILE_TRUST_POINTS)) {
         if ((st = check_points(pk->a, n_vars, 0, nthreads, "A", err)) != CUZK_OK ||
-            (st = check_points(pk->b1, n_vars, 0, nthreads, "B (G1)", err)) != CUZK_OK ||
-            (st = check_points(pk->b2, n_vars, 1, nthreads, "B (G2)", err)) != CUZK_OK ||
+            (st = check_points(pk->b1, n_b, 0, nthreads, "B (G1)", err)) != CUZK_OK ||
+            (st = check_points(pk->b2, n_b, 1, nthreads, "B (G2)", err)) != CUZK_OK ||
             (st = check_points(pk->l, n_vars - n_pub - 1, 0, nthreads, "L", err)) != CUZK_OK ||
             (st = check_points(pk->h, n_h_of(hf, logd), 0, nthreads, "H", err)) != CUZK_OK)
             return st;
@@ -622,17 +652,18 @@ cuzk_status cuzk_keyfile_load(cuzk_groth16_pk *pk, const char *path, unsigned fl
     cuzk_status s = cuzk_keyfile_map(&kf, path, flags, nthreads, err);
     if (s != CUZK_OK) return s;
     const cuzk_groth16_pk *v = &kf.pk;
-    size_t n = v->n_vars, n_l = (size_t)v->n_vars - v->n_public - 1;
+    size_t n = v->n_vars, nb = v->n_b, n_l = (size_t)v->n_vars - v->n_public - 1;
     size_t n_h = n_h_of(v->h_form, v->log_domain);
     *pk = *v;
     memset(&pk->vk, 0, sizeof pk->vk);
     memset(&pk->m, 0, sizeof pk->m);
     pk->a = dup_bytes(v->a, n * sizeof *v->a);
-    pk->b1 = dup_bytes(v->b1, n * sizeof *v->b1);
-    pk->b2 = dup_bytes(v->b2, n * sizeof *v->b2);
+    pk->b_var = dup_bytes(v->b_var, nb * sizeof *v->b_var);
+    pk->b1 = dup_bytes(v->b1, nb * sizeof *v->b1);
+    pk->b2 = dup_bytes(v->b2, nb * sizeof *v->b2);
     pk->l = dup_bytes(v->l, n_l * sizeof *v->l);
     pk->h = dup_bytes(v->h, n_h * sizeof *v->h);
-    int ok = pk->a && pk->b1 && pk->b2 && pk->l && pk->h &&
+    int ok = pk->a && pk->b_var && pk->b1 && pk->b2 && pk->l && pk->h &&
              cuzk_vk_copy(&pk->vk, &v->vk) == CUZK_OK;
     if (ok && kf.has_matrices) {
         const cuzk_sparse *src[3] = {&v->m.a, &v->m.b, &v->m.c};

@@ -4,6 +4,7 @@
  * (A, B_G2, and L + H + r B_G1 as one; all sparse, since witnesses are
  * mostly 0 and 1); blinding; a self-check by the verifier. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,22 +120,46 @@ static cuzk_status compute_h(const cuzk_groth16_pk *pk, const cuzk_ntt_domain *d
     return CUZK_OK;
 }
 
-/* ------------------------------------------------------- r B1 scalars -- */
+/* ----------------------------------------------------------- B scalars -- */
+
+/* The scalars of B's variables: out[j] = ws[b_var[j]] (canonical), j < n_b.
+ * A variable index out of range (a malformed pk) sets bad, never read. */
+struct gather_job {
+    cuzk_scalar *out;
+    const cuzk_scalar *ws;
+    const uint32_t *b_var;
+    uint32_t n_vars;
+    atomic_int bad;
+};
+
+static void gather_range(void *ctx, size_t b, size_t e)
+{
+    struct gather_job *j = ctx;
+    for (size_t i = b; i < e; i++) {
+        uint32_t v = j->b_var[i];
+        if (v >= j->n_vars) {
+            atomic_store(&j->bad, 1);
+            return;
+        }
+        j->out[i] = j->ws[v];
+    }
+}
 
 struct scaled_job {
     cuzk_scalar *out;
     const cuzk_fr *w;
+    const uint32_t *b_var;
     cuzk_fr r;
 };
 
-/* out[i] = canonical form of r w[i] */
+/* out[j] = canonical form of r w[b_var[j]] (b_var checked by the gather) */
 static void scaled_range(void *ctx, size_t b, size_t e)
 {
     struct scaled_job *j = ctx;
     for (size_t i = b; i < e; i++) {
         cuzk_fr t;
         uint64_t v[4];
-        cuzk_fr_mul(&t, &j->w[i], &j->r);
+        cuzk_fr_mul(&t, &j->w[j->b_var[i]], &j->r);
         cuzk_fr_to_limbs(v, &t);
         memcpy(j->out[i].l, v, sizeof v);
     }
@@ -172,8 +197,16 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
     cuzk_fr *abc = malloc(3 * n * sizeof *abc);
     cuzk_scalar *ws = malloc(pk->n_vars * sizeof *ws);
     cuzk_scalar *hs = malloc(n_h * sizeof *hs);
-    cuzk_scalar *rws = NULL; /* r w, for the merged MSM C only */
-    if (!abc || !ws || !hs) {
+    cuzk_scalar *wsb = malloc((pk->n_b ? pk->n_b : 1) * sizeof *wsb); /* w of B's variables */
+    cuzk_scalar *rws = NULL; /* r w of B's variables, for the merged MSM C only */
+    if (pk->n_b > pk->n_vars || (pk->n_b && !pk->b_var)) {
+        s = CUZK_ERR_INVALID_ARGUMENT;
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN, "prove: the key lists %u B variables of %u", pk->n_b,
+                     pk->n_vars);
+        goto out;
+    }
+    if (!abc || !ws || !hs || !wsb) {
         s = CUZK_ERR_NO_MEMORY;
         set_err(err, "working memory", s);
         goto out;
@@ -203,6 +236,18 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
     }
     cuzk_scalar_from_fr(hs, a, n_h, nthreads);
     cuzk_scalar_from_fr(ws, w, pk->n_vars, nthreads);
+    {
+        struct gather_job gj = {wsb, ws, pk->b_var, pk->n_vars, 0};
+        cuzk_parallel_for(pk->n_b, (size_t)1 << 16, nthreads, gather_range, &gj);
+        if (atomic_load(&gj.bad)) {
+            s = CUZK_ERR_INVALID_ARGUMENT;
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the key's B variable list names a variable above %u",
+                         pk->n_vars - 1);
+            goto out;
+        }
+    }
     tm.ntt_ms = now_ms() - ts;
 
     /* The blinding scalars r and s. */
@@ -225,40 +270,43 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
      * loses when many w_i are 1 (bit-heavy circuits). Measured on the 2-core
      * dev box (cuzk prove, whole command): chain14 (Poseidon, few ones)
      * merged 10.3x snarkjs; porep-32g at 2^16 (47% ones) merged 0.46 s,
-     * separate 0.31 s. The switch, n_one > n_vars / 8, lies between the
-     * two. Time: msm_c_ms either way. */
+     * separate 0.31 s. The switch, n_one > n_b / 8 with the ones counted
+     * among B's variables (whose scalars the choice is about), lies between
+     * the two: porep-32g 42% of B's w_i are 1 (45% of all w_i), winning-,
+     * wpost- and snap-32g (Poseidon) under 1% either way. Time: msm_c_ms
+     * either way. */
     cuzk_g1_jac pa, pc;
     cuzk_g2_jac pb2;
     ts = now_ms();
     if ((s = cuzk_g1_msm_sparse(&pa, pk->a, ws, pk->n_vars, nthreads)) != CUZK_OK) goto msm_fail;
     tm.msm_a_ms = now_ms() - ts;
     ts = now_ms();
-    if ((s = cuzk_g2_msm_sparse(&pb2, pk->b2, ws, pk->n_vars, nthreads)) != CUZK_OK) goto msm_fail;
+    if ((s = cuzk_g2_msm_sparse(&pb2, pk->b2, wsb, pk->n_b, nthreads)) != CUZK_OK) goto msm_fail;
     tm.msm_b2_ms = now_ms() - ts;
     ts = now_ms();
     size_t n_one = 0;
-    for (size_t i = 0; i < pk->n_vars; i++)
-        n_one += ws[i].l[0] == 1 && !(ws[i].l[1] | ws[i].l[2] | ws[i].l[3]);
-    if (n_one > pk->n_vars / 8) {
+    for (size_t i = 0; i < pk->n_b; i++)
+        n_one += wsb[i].l[0] == 1 && !(wsb[i].l[1] | wsb[i].l[2] | wsb[i].l[3]);
+    if (n_one > pk->n_b / 8) {
         cuzk_g1_jac pb1;
         const cuzk_g1_msm_vec cv[2] = {{pk->l, ws + pk->n_public + 1, n_priv}, {pk->h, hs, n_h}};
         if ((s = cuzk_g1_msm_sparse_sum(&pc, cv, 2, nthreads)) != CUZK_OK ||
-            (s = cuzk_g1_msm_sparse(&pb1, pk->b1, ws, pk->n_vars, nthreads)) != CUZK_OK)
+            (s = cuzk_g1_msm_sparse(&pb1, pk->b1, wsb, pk->n_b, nthreads)) != CUZK_OK)
             goto msm_fail;
         cuzk_g1_mul(&pb1, &pb1, &r);
         cuzk_g1_add(&pc, &pc, &pb1);
     } else {
-        if (!(rws = malloc(pk->n_vars * sizeof *rws))) {
+        if (!(rws = malloc((pk->n_b ? pk->n_b : 1) * sizeof *rws))) {
             s = CUZK_ERR_NO_MEMORY;
             set_err(err, "working memory", s);
             goto out;
         }
-        struct scaled_job sj = {rws, w, r};
+        struct scaled_job sj = {rws, w, pk->b_var, r};
         /* ~70 ns per element: 2^14 (~1 ms) per thread at least. */
-        cuzk_parallel_for(pk->n_vars, (size_t)1 << 14, nthreads, scaled_range, &sj);
+        cuzk_parallel_for(pk->n_b, (size_t)1 << 14, nthreads, scaled_range, &sj);
         const cuzk_g1_msm_vec cv[3] = {{pk->l, ws + pk->n_public + 1, n_priv},
                                        {pk->h, hs, n_h},
-                                       {pk->b1, rws, pk->n_vars}};
+                                       {pk->b1, rws, pk->n_b}};
         if ((s = cuzk_g1_msm_sparse_sum(&pc, cv, 3, nthreads)) != CUZK_OK) goto msm_fail;
     }
     tm.msm_c_ms = now_ms() - ts;
@@ -310,6 +358,7 @@ out:
     free(abc);
     free(ws);
     free(hs);
+    free(wsb);
     free(rws);
     tm.total_ms = now_ms() - t0;
     if (t) *t = tm;

@@ -10,11 +10,13 @@
  *                owns a range of wires (balanced by term counts) and scans
  *                all rows, so no two threads write the same variable
  *   4. K_i = (beta A_i + alpha B_i + C_i) / (gamma | delta)
- *   5. fixed-base multiplications of the generators by every scalar, with
- *      a table of d 2^(wk) G per w-bit window k, XYZZ accumulation by mixed
- *      additions (657 ns against 918 for Jacobian mixed, G1, cuzk-bench
- *      micro on the 2-core dev box) and one batch inversion per 1024
- *      points to affine.
+ *   5. fixed-base multiplications of the generators by every scalar (B
+ *      only for the variables of B's density, pk->b_var), with a table of
+ *      d 2^(wk) G per w-bit window k, XYZZ accumulation by mixed additions
+ *      (657 ns against 918 for Jacobian mixed, G1, cuzk-bench micro on the
+ *      2-core dev box) and one batch inversion per 1024 points to affine;
+ *      or, with opts->fixed_mul, the scalars in batches of
+ *      CUZK_SETUP_MUL_BATCH handed to that callback (a GPU) instead.
  * Scalars and multiplications are variable time: the toxic waste of an
  * insecure key needs no protection. */
 #include <stdatomic.h>
@@ -401,6 +403,11 @@ static void mul_range(void *vctx, size_t b, size_t e)
         for (size_t i = 0; i < n; i++) {
             uint64_t l[4];
             cuzk_fr_to_limbs(l, &s[i]);
+            if (!(l[0] | l[1] | l[2] | l[3])) { /* the identity: no table lookups */
+                if (t->g2) cuzk_g2_jac_set_inf((cuzk_g2_jac *)jac + i);
+                else cuzk_g1_jac_set_inf((cuzk_g1_jac *)jac + i);
+                continue;
+            }
             if (t->g2) {
                 cuzk_g2_xyzz acc;
                 const cuzk_g2_affine *tab = t->pts;
@@ -436,19 +443,80 @@ typedef struct {
     unsigned nthreads;
     cuzk_progress_fn progress;
     void *pctx;
+    cuzk_fixed_mul_fn fixed_mul; /* NULL: the tables */
+    void *fixed_mul_ctx;
 } runner;
 
-/* out[i] = gen(i) G for i < n, in rounds of 64 Ki points a thread so that
- * progress can be reported between rounds (a round takes ~0.2 s). */
-static cuzk_status fb_mul(const runner *r, const fb_table *t, void *out, size_t n, scalar_fn gen,
-                          const void *gctx, const char *stage)
+/* Scalars only, for the offload: s[i] = gen(base + i), i < n. */
+struct gen_job {
+    scalar_fn gen;
+    const void *gctx;
+    cuzk_fr *s;
+    size_t base, n;
+    atomic_int oom;
+};
+
+static void gen_range(void *vctx, size_t b, size_t e)
 {
+    struct gen_job *j = vctx;
+    cuzk_fr *scratch = malloc(2 * CHUNK * sizeof *scratch);
+    if (!scratch) {
+        atomic_store(&j->oom, 1);
+        return;
+    }
+    for (size_t c = b; c < e; c++) {
+        size_t lo = c * CHUNK, n = j->n - lo < CHUNK ? j->n - lo : CHUNK;
+        j->gen(j->gctx, j->base + lo, n, j->s + lo, scratch);
+    }
+    free(scratch);
+}
+
+/* out[i] = gen(i) G for i < n (G1, or G2 when g2), by opts->fixed_mul in
+ * batches of CUZK_SETUP_MUL_BATCH points, progress after each. */
+static cuzk_status fb_mul_offload(const runner *r, int g2, void *out, size_t n, scalar_fn gen,
+                                  const void *gctx, const char *stage, char *err)
+{
+    size_t cap = n < CUZK_SETUP_MUL_BATCH ? n : CUZK_SETUP_MUL_BATCH;
+    size_t es = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+    cuzk_fr *s = malloc((cap ? cap : 1) * sizeof *s);
+    if (!s) return fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory (%zu scalars)", stage, cap);
+    cuzk_status st = CUZK_OK;
+    for (size_t base = 0; base < n; base += cap) {
+        size_t k = n - base < cap ? n - base : cap;
+        struct gen_job j = {gen, gctx, s, base, k, 0};
+        cuzk_parallel_for((k + CHUNK - 1) / CHUNK, 1, r->nthreads, gen_range, &j);
+        if (atomic_load(&j.oom)) {
+            st = fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", stage);
+            break;
+        }
+        char cb[CUZK_ERRMSG_LEN];
+        cb[0] = 0;
+        st = r->fixed_mul(r->fixed_mul_ctx, g2, (uint8_t *)out + base * es, s, k, cb);
+        if (st != CUZK_OK) {
+            cb[CUZK_ERRMSG_LEN - 1] = 0;
+            fail(err, st, "%s: fixed-base multiplication offload, points %zu..%zu of %zu: %s",
+                 stage, base, base + k - 1, n, cb[0] ? cb : cuzk_strerror(st));
+            break;
+        }
+        if (r->progress) r->progress(r->pctx, stage, base + k, n);
+    }
+    free(s);
+    return st;
+}
+
+/* out[i] = gen(i) G for i < n: by the offload when there is one, else with
+ * table t (of G1, or G2 when g2) in rounds of 64 Ki points a thread so that
+ * progress can be reported between rounds (a round takes ~0.2 s). */
+static cuzk_status fb_mul(const runner *r, const fb_table *t, int g2, void *out, size_t n,
+                          scalar_fn gen, const void *gctx, const char *stage, char *err)
+{
+    if (r->fixed_mul) return fb_mul_offload(r, g2, out, n, gen, gctx, stage, err);
     size_t round = (size_t)r->nthreads * 64 * CHUNK;
     for (size_t base = 0; base < n; base += round) {
         size_t k = n - base < round ? n - base : round;
         struct mul_job j = {t, gen, gctx, out, base, k, 0};
         cuzk_parallel_for((k + CHUNK - 1) / CHUNK, 1, r->nthreads, mul_range, &j);
-        if (atomic_load(&j.oom)) return CUZK_ERR_NO_MEMORY;
+        if (atomic_load(&j.oom)) return fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", stage);
         if (r->progress) r->progress(r->pctx, stage, base + k, n);
     }
     return CUZK_OK;
@@ -459,6 +527,19 @@ static void gen_array(const void *ctx, size_t start, size_t n, cuzk_fr *s, cuzk_
 {
     (void)scratch;
     memcpy(s, (const cuzk_fr *)ctx + start, n * sizeof *s);
+}
+
+/* Scalars from an array at a list of indices (B_i(tau) of B's variables). */
+struct gather_ctx {
+    const cuzk_fr *v;
+    const uint32_t *idx;
+};
+
+static void gen_gather(const void *vctx, size_t start, size_t n, cuzk_fr *s, cuzk_fr *scratch)
+{
+    (void)scratch;
+    const struct gather_ctx *g = vctx;
+    for (size_t i = 0; i < n; i++) s[i] = g->v[g->idx[start + i]];
 }
 
 /* snarkjs H: H_j = c2 x_j / (tau - x_j), x_j = g w^j, c2 = (tau^2N - 1) / (2N delta):
@@ -537,7 +618,7 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
         return fail(err, CUZK_ERR_INVALID_ARGUMENT, "coefficient 0 must be 1");
 
     unsigned nt = opts->nthreads ? opts->nthreads : cuzk_ncores();
-    runner run = {nt, opts->progress, opts->progress_ctx};
+    runner run = {nt, opts->progress, opts->progress_ctx, opts->fixed_mul, opts->fixed_mul_ctx};
     size_t N = (size_t)1 << log_n;
     cuzk_ntt_domain *dom = NULL;
     cuzk_fr *acc = NULL, *lag = NULL;
@@ -618,15 +699,20 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
         cuzk_parallel_for(n_vars, 4096, nt, k_range, &kj);
     }
 
-    /* 5. Points. */
+    /* 5. Points; B only over its density (a variable in no B row has
+     * B_i = 0: its points would be the identity). */
+    if (g16_b_density(&pk->b_var, &pk->n_b, &pk->m, (uint32_t)n_vars) != CUZK_OK) goto oom;
+    size_t n_b = pk->n_b;
     size_t n_h = pk->h_form == CUZK_H_LAGRANGE ? N : N - 1, n_l = n_vars - n_inputs;
-    if ((s = fb_table_build(&t1, 0, fb_window(3 * n_vars + n_h), nt)) != CUZK_OK ||
-        (s = fb_table_build(&t2, 1, fb_window(n_vars), nt)) != CUZK_OK)
-        goto oom;
-    if (run.progress) run.progress(run.pctx, "fixed-base tables", 1, 1);
+    if (!run.fixed_mul) {
+        if ((s = fb_table_build(&t1, 0, fb_window(2 * n_vars + n_b + n_h), nt)) != CUZK_OK ||
+            (s = fb_table_build(&t2, 1, fb_window(n_b), nt)) != CUZK_OK)
+            goto oom;
+        if (run.progress) run.progress(run.pctx, "fixed-base tables", 1, 1);
+    }
     pk->a = malloc(n_vars * sizeof *pk->a);
-    pk->b1 = malloc(n_vars * sizeof *pk->b1);
-    pk->b2 = malloc(n_vars * sizeof *pk->b2);
+    pk->b1 = malloc((n_b ? n_b : 1) * sizeof *pk->b1);
+    pk->b2 = malloc((n_b ? n_b : 1) * sizeof *pk->b2);
     pk->l = malloc((n_l ? n_l : 1) * sizeof *pk->l);
     pk->h = malloc(n_h * sizeof *pk->h);
     pk->vk.ic = malloc(n_inputs * sizeof *pk->vk.ic);
@@ -646,15 +732,18 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
         }
         cuzk_fr_mul(&hc.c, &hc.c, &dinv);
     }
-    if ((s = fb_mul(&run, &t1, pk->a, n_vars, gen_array, av, "A (G1)")) != CUZK_OK ||
-        (s = fb_mul(&run, &t1, pk->b1, n_vars, gen_array, bv, "B (G1)")) != CUZK_OK ||
-        (s = fb_mul(&run, &t2, pk->b2, n_vars, gen_array, bv, "B (G2)")) != CUZK_OK ||
-        (s = fb_mul(&run, &t1, pk->vk.ic, n_inputs, gen_array, kv, "IC (G1)")) != CUZK_OK ||
-        (s = fb_mul(&run, &t1, pk->l, n_l, gen_array, kv + n_inputs, "L (G1)")) != CUZK_OK ||
-        (s = fb_mul(&run, &t1, pk->h, n_h,
+    struct gather_ctx bg = {bv, pk->b_var};
+    if ((s = fb_mul(&run, &t1, 0, pk->a, n_vars, gen_array, av, "A (G1)", err)) != CUZK_OK ||
+        (s = fb_mul(&run, &t1, 0, pk->b1, n_b, gen_gather, &bg, "B (G1)", err)) != CUZK_OK ||
+        (s = fb_mul(&run, &t2, 1, pk->b2, n_b, gen_gather, &bg, "B (G2)", err)) != CUZK_OK ||
+        (s = fb_mul(&run, &t1, 0, pk->vk.ic, n_inputs, gen_array, kv, "IC (G1)", err)) !=
+            CUZK_OK ||
+        (s = fb_mul(&run, &t1, 0, pk->l, n_l, gen_array, kv + n_inputs, "L (G1)", err)) !=
+            CUZK_OK ||
+        (s = fb_mul(&run, &t1, 0, pk->h, n_h,
                     pk->h_form == CUZK_H_LAGRANGE ? gen_h_lagrange : gen_h_monomial, &hc,
-                    "H (G1)")) != CUZK_OK)
-        goto oom;
+                    "H (G1)", err)) != CUZK_OK)
+        goto out; /* err written by fb_mul */
 
     /* The verifying key. */
     {
