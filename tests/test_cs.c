@@ -367,6 +367,110 @@ static void test_coeffs(void)
     cuzk_cs_free(&cs);
 }
 
+/* ------------------------------------------------------------------------
+ * Row canonicalisation for the orders flush_row meets: sorted, a few terms
+ * out of place, a Poseidon-like row (t inputs, then sorted), two
+ * interleaved sorted runs (one descent, many moves), reversed, random with
+ * repeats, short rows; repeated wires summed, zero sums dropped.
+ */
+static cuzk_fr fr_i64(int64_t v)
+{
+    cuzk_fr r = fr_u64(v < 0 ? (uint64_t)-v : (uint64_t)v);
+    if (v < 0) cuzk_fr_neg(&r, &r);
+    return r;
+}
+
+static void test_row_orders(void)
+{
+    enum { NV = 3000, NSHAPE = 9, REP = 3, NMAX = 2 * NV };
+    cuzk_cs cs;
+    CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
+    cuzk_var *v = malloc(NV * sizeof *v);
+    uint32_t *idx = malloc(NMAX * sizeof *idx);
+    int64_t *sum = malloc(NSHAPE * REP * (size_t)NV * sizeof *sum);
+    CHECK(v && idx && sum);
+    if (!v || !idx || !sum) goto out;
+    memset(sum, 0, NSHAPE * REP * (size_t)NV * sizeof *sum);
+    for (uint32_t i = 0; i < NV; i++) {
+        cuzk_fr x = fr_u64(i);
+        v[i] = cuzk_cs_alloc(&cs, &x); /* wire 1 + i */
+    }
+    for (unsigned row = 0; row < NSHAPE * REP; row++) {
+        unsigned shape = row % NSHAPE;
+        uint32_t n = 0;
+        switch (shape) {
+        case 0: /* sorted */
+            for (uint32_t i = 0; i < 1000; i++) idx[n++] = i;
+            break;
+        case 1: /* sorted, then 5 terms moved to random places */
+        case 2: /* Poseidon-like: 9 inputs anywhere, then sorted outputs */
+            for (uint32_t i = 0; i < 1000; i++) idx[n++] = 500 + i;
+            for (int k = 0; k < (shape == 1 ? 5 : 9); k++) {
+                uint32_t a = (uint32_t)(test_rand64() % n);
+                uint32_t b = shape == 1 ? (uint32_t)(test_rand64() % n) : (uint32_t)k;
+                uint32_t x = idx[a];
+                idx[a] = idx[b], idx[b] = x;
+            }
+            break;
+        case 3: /* evens, then odds */
+            for (uint32_t i = 0; i < NV; i += 2) idx[n++] = i;
+            for (uint32_t i = 1; i < NV; i += 2) idx[n++] = i;
+            break;
+        case 4: /* reversed */
+            for (uint32_t i = NV; i-- > 0;) idx[n++] = i;
+            break;
+        case 5: /* random, many repeats */
+            for (uint32_t i = 0; i < 1500; i++) idx[n++] = (uint32_t)(test_rand64() % 500);
+            break;
+        case 6: /* short and random */
+            for (uint32_t i = 0; i < 20; i++) idx[n++] = (uint32_t)(test_rand64() % 30);
+            break;
+        case 7: /* sorted, each wire twice, every other pair cancelling */
+        case 8: /* 30 terms, 20 sorted then 10 smaller: few descents, over 24 terms */
+            if (shape == 7) {
+                for (uint32_t i = 0; i < 800; i++) idx[n++] = i, idx[n++] = i;
+            } else {
+                for (uint32_t i = 0; i < 20; i++) idx[n++] = 100 + i;
+                for (uint32_t i = 0; i < 10; i++) idx[n++] = 10 * i;
+            }
+            break;
+        }
+        int64_t *want = &sum[(size_t)row * NV];
+        cuzk_cs_begin(&cs);
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t c = (int64_t)(test_rand64() % 7) - 3;
+            if (c == 0) c = 4;
+            if (shape == 7 && (k & 1)) c = (idx[k] & 1) ? -want[idx[k]] : c;
+            want[idx[k]] += c;
+            cuzk_cs_term(&cs, CUZK_A, v[idx[k]], cuzk_cs_coeff_i64(&cs, c));
+        }
+        cuzk_cs_term(&cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
+        cuzk_cs_end(&cs);
+    }
+    CHECK(cuzk_cs_status(&cs, NULL) == CUZK_OK);
+    cuzk_matrices m;
+    CHECK(cuzk_cs_take_matrices(&cs, &m) == CUZK_OK);
+    CHECK(m.n_rows == NSHAPE * REP);
+    for (unsigned row = 0; row < NSHAPE * REP && m.n_rows == NSHAPE * REP; row++) {
+        const int64_t *want = &sum[(size_t)row * NV];
+        uint64_t k = m.a.row_start[row], end = m.a.row_start[row + 1];
+        int ok = 1;
+        for (uint32_t i = 0; i < NV && ok; i++) {
+            if (want[i] == 0) continue;
+            cuzk_fr c = fr_i64(want[i]);
+            ok = k < end && m.a.wire[k] == 1 + i && cuzk_fr_eq(&m.coeffs[m.a.coeff[k]], &c);
+            k++;
+        }
+        CHECK_MSG(ok && k == end, "row %u (shape %u): not the canonical row", row, row % NSHAPE);
+    }
+    cuzk_matrices_free(&m);
+out:
+    cuzk_cs_free(&cs);
+    free(v);
+    free(idx);
+    free(sum);
+}
+
 int main(void)
 {
     test_seed("test_cs");
@@ -374,5 +478,6 @@ int main(void)
     test_many();
     test_errors();
     test_coeffs();
+    test_row_orders();
     return test_done("test_cs");
 }

@@ -621,6 +621,116 @@ static void test_poseidon(void)
     cuzk_poseidon_free(&q);
 }
 
+/* The plain permutation, written from the definition (gadgets.h): every
+ * round adds its constants, applies the S-boxes (all in a full round,
+ * element 0 in a partial one) and multiplies by the MDS matrix. */
+static void ref_permute(const cuzk_poseidon *p, cuzk_fr *s)
+{
+    unsigned t = p->t, half = p->rounds_full / 2;
+    for (unsigned r = 0; r < p->rounds_full + p->rounds_partial; r++) {
+        int full = r < half || r >= half + p->rounds_partial;
+        for (unsigned j = 0; j < t; j++) cuzk_fr_add(&s[j], &s[j], &p->rc[r * t + j]);
+        for (unsigned j = 0; j < (full ? t : 1); j++) {
+            cuzk_fr x;
+            cuzk_fr_sqr(&x, &s[j]);
+            cuzk_fr_sqr(&x, &x);
+            cuzk_fr_mul(&s[j], &x, &s[j]);
+        }
+        cuzk_fr n[32];
+        for (unsigned i = 0; i < t; i++) {
+            n[i] = CUZK_FR_ZERO;
+            for (unsigned j = 0; j < t; j++) {
+                cuzk_fr x;
+                cuzk_fr_mul(&x, &p->mds[i * t + j], &s[j]);
+                cuzk_fr_add(&n[i], &n[i], &x);
+            }
+        }
+        memcpy(s, n, t * sizeof *s);
+    }
+}
+
+/* A permutation of t allocated variables: the witness holds the inputs,
+ * then x^2, x^4, x^5 of each S-box, then the t outputs. */
+static void sparse_gadget(cuzk_cs *cs, const void *vin)
+{
+    const pos_in *in = vin;
+    cuzk_var v[32], o[32];
+    for (unsigned i = 0; i < in->p->t; i++) v[i] = cuzk_cs_alloc(cs, &in->x[i]);
+    cuzk_poseidon_permute(cs, in->p, o, v);
+}
+
+/* The sparse partial rounds (cuzk_poseidon_init) against ref_permute and
+ * against the library's plain rounds (a copy without the sparse form), on
+ * random and edge states, natively and as the gadget's witness, for the
+ * two standard instances and other shapes (t = 2, arity 4 and 11, one
+ * partial round, R_F = 2). */
+static void test_poseidon_sparse(void)
+{
+    static const unsigned par[][3] = {{3, 8, 57}, {9, 8, 63}, {2, 8, 56}, {5, 8, 60},
+                                      {12, 8, 57}, {3, 2, 1}, {4, 4, 3}};
+    for (size_t k = 0; k < sizeof par / sizeof par[0]; k++) {
+        unsigned t = par[k][0];
+        cuzk_poseidon q;
+        CHECK(cuzk_poseidon_init(&q, t, par[k][1], par[k][2]) == CUZK_OK);
+        CHECK_MSG(q.pre_rc && q.pre_mds && q.partial_rc && q.sparse, "t %u: no sparse form", t);
+        cuzk_poseidon plain = q;
+        plain.pre_rc = plain.pre_mds = plain.partial_rc = plain.sparse = NULL;
+        plain.tpl_ = NULL;
+        int ok_ref = 1, ok_plain = 1, ok_wit = 1;
+        for (int n = 0; n < 12; n++) {
+            cuzk_fr a[32], b[32], c[32];
+            for (unsigned i = 0; i < t; i++) {
+                if (n == 0) a[i] = CUZK_FR_ZERO;
+                else if (n == 1) cuzk_fr_neg(&a[i], &CUZK_FR_ONE); /* r - 1 */
+                else if (n == 2) a[i] = i == 0 ? CUZK_FR_ONE : CUZK_FR_ZERO;
+                else test_rand_fr(&a[i]);
+            }
+            memcpy(b, a, t * sizeof *a);
+            memcpy(c, a, t * sizeof *a);
+            pos_in gi = {&q, {{{0}}}, {{0}}, 1, {{{0}}}}, gp = gi;
+            gp.p = &plain;
+            if (t <= 9) { /* pos_in holds 9 elements */
+                memcpy(gi.x, a, t * sizeof *a);
+                memcpy(gp.x, a, t * sizeof *a);
+            }
+            cuzk_poseidon_permute_native(&q, a);
+            ref_permute(&q, b);
+            cuzk_poseidon_permute_native(&plain, c);
+            for (unsigned i = 0; i < t; i++) {
+                ok_ref &= cuzk_fr_eq(&a[i], &b[i]);
+                ok_plain &= cuzk_fr_eq(&c[i], &b[i]);
+            }
+            if (t > 9 || n > 4) continue;
+            /* the gadget's witness, sparse and plain, both modes */
+            for (int mode = 0; mode < 2; mode++) {
+                cuzk_cs c1 = {0}, c2 = {0};
+                unsigned fl = mode ? CUZK_CS_RECORD | CUZK_CS_CHECK : CUZK_CS_WITNESS;
+                CHECK(cuzk_cs_init(&c1, fl, NULL) == CUZK_OK);
+                CHECK(cuzk_cs_init(&c2, fl, NULL) == CUZK_OK);
+                sparse_gadget(&c1, &gi);
+                sparse_gadget(&c2, &gp);
+                cuzk_witness_view v1, v2;
+                cuzk_cs_witness_view(&c1, &v1);
+                cuzk_cs_witness_view(&c2, &v2);
+                ok_wit &= c1.status == CUZK_OK && c2.status == CUZK_OK &&
+                          v1.n_fields == 3 * (t * q.rounds_full + q.rounds_partial) + 2 * t &&
+                          v1.n_fields == v2.n_fields &&
+                          !memcmp(v1.fields, v2.fields, v1.n_fields * sizeof *v1.fields);
+                for (unsigned i = 0; i < t; i++) /* the outputs: the last t */
+                    ok_wit &= cuzk_fr_eq(&v1.fields[v1.n_fields - t + i], &b[i]);
+                cuzk_cs_free(&c1);
+                cuzk_cs_free(&c2);
+            }
+        }
+        CHECK_MSG(ok_ref, "t %u R_F %u R_P %u: sparse permutation != reference", t, par[k][1],
+                  par[k][2]);
+        CHECK_MSG(ok_plain, "t %u: the plain rounds (no sparse form) != reference", t);
+        CHECK_MSG(ok_wit, "t %u: gadget witness, sparse != plain", t);
+        cuzk_poseidon_free(&q);
+        CHECK(q.sparse == NULL && q.rc == NULL);
+    }
+}
+
 /* --------------------------------------------------------------- Merkle -- */
 
 #define SHA_DEPTH 3
@@ -746,6 +856,7 @@ int main(void)
     test_u32();
     test_sha256();
     test_poseidon();
+    test_poseidon_sparse();
     test_merkle_sha256();
     test_merkle_poseidon();
     return test_done("test_gadgets");

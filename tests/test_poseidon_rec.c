@@ -6,8 +6,9 @@
  * tables, wires and coefficient indices of A, B and C and the coefficient
  * values, so the same digest means the same matrices, coefficient table
  * order included. Also: the template path equals the template-less path
- * of a copy of the parameters (tpl_ = NULL) on random circuits, and the
- * values stay those of the native hash. */
+ * of a copy of the parameters (tpl_ = NULL) on random circuits, the
+ * sparse partial rounds give the witness of the plain ones, and the values
+ * stay those of the native hash. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,28 @@ static void test_gadgets(void)
               !memcmp(m1.coeffs, m2.coeffs, m1.n_coeffs * sizeof *m1.coeffs));
         cuzk_matrices_free(&m1);
         cuzk_matrices_free(&m2);
+
+        /* The sparse partial rounds give the witness of the plain ones (a
+         * copy without the sparse form), in both modes. */
+        cuzk_poseidon plain = bare;
+        plain.pre_rc = plain.pre_mds = plain.partial_rc = plain.sparse = NULL;
+        CHECK(p->sparse != NULL);
+        for (int mode = 0; mode < 2; mode++) {
+            cuzk_cs c1 = {0}, c2 = {0};
+            unsigned fl = mode ? CUZK_CS_RECORD | CUZK_CS_CHECK : CUZK_CS_WITNESS;
+            CHECK(cuzk_cs_init(&c1, fl, NULL) == CUZK_OK && cuzk_cs_init(&c2, fl, NULL) == CUZK_OK);
+            gadget_circuit(&c1, p, salt);
+            gadget_circuit(&c2, &plain, salt);
+            cuzk_witness_view v1, v2;
+            cuzk_cs_witness_view(&c1, &v1);
+            cuzk_cs_witness_view(&c2, &v2);
+            CHECK(c1.status == CUZK_OK && c2.status == CUZK_OK && v1.n_fields > 1000 &&
+                  v1.n_fields == v2.n_fields && v1.n_inputs == v2.n_inputs &&
+                  !memcmp(v1.fields, v2.fields, v1.n_fields * sizeof *v1.fields) &&
+                  !memcmp(v1.inputs, v2.inputs, v1.n_inputs * sizeof *v1.inputs));
+            cuzk_cs_free(&c1);
+            cuzk_cs_free(&c2);
+        }
 
         /* Values: the hash gadget in recording mode equals the native hash. */
         cuzk_cs cs = {0};

@@ -169,6 +169,20 @@ typedef struct {
     unsigned t, rounds_full, rounds_partial;
     cuzk_fr *rc;  /* (rounds_full + rounds_partial) * t, round by round */
     cuzk_fr *mds; /* t * t, row-major: new s_i = sum_j mds[i t + j] s_j */
+    /* The partial rounds rewritten as in eprint 2019/458 appendix B, built
+     * by cuzk_poseidon_init; all NULL (a hand-filled struct, or init found
+     * a singular submatrix) runs the plain rounds, with the same values.
+     * The constants of the partial rounds and of the first full round
+     * after them move through the linear layers: one vector pre_rc (t) is
+     * added when the partial rounds begin, then each partial round adds
+     * partial_rc[r] to element 0 after its S-box, and that full round adds
+     * none. The MDS products become one dense pre_mds ((t - 1)^2, row-major)
+     * applied to elements 1..t-1 after pre_rc, and a sparse matrix a round:
+     * sparse[r (2t - 1) ...] holds its first row (t), then its first column
+     * below the diagonal (t - 1); the rest is the identity. Element 0 at
+     * every S-box keeps its plain value (the changes of basis leave it
+     * alone), so the gadget's witness is the same; docs/circuits.md. */
+    cuzk_fr *pre_rc, *pre_mds, *partial_rc, *sparse;
     /* Private (src/gadgets/poseidon.c): the constraints of the hash gadget,
      * built once by cuzk_poseidon_init and replayed by every recording of a
      * hash. NULL (a hand-filled struct) records the slow way, with the same

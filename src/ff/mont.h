@@ -60,14 +60,19 @@ MONT_INLINE unsigned char mont_subb(unsigned char c, uint64_t a, uint64_t b, uin
 #endif
 }
 
-/* r = t - p if t >= p else t; t < 2p. */
+/* r = t - p if t >= p else t; t < 2p; r may be t. Computed as t - p,
+ * plus p again when that borrowed: two carry chains. The select
+ * (t & keep) | (t - p & ~keep) it replaced was vectorised by gcc 12 -O3
+ * through the stack; with the store-forwarding stalls a dependent chain
+ * of cuzk_fr_add cost 22.5 ns an add on the (loaded) dev box, more than
+ * an fr product, against 5.5 ns now (docs/perf.md, "Poseidon"). */
 MONT_INLINE void mont_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *p, size_t n)
 {
     uint64_t s[MONT_MAX_LIMBS];
-    unsigned char borrow = 0;
+    unsigned char borrow = 0, carry = 0;
     for (size_t i = 0; i < n; i++) borrow = mont_subb(borrow, t[i], p[i], &s[i]);
-    uint64_t keep = 0 - (uint64_t)borrow; /* all ones: t < p, keep t */
-    for (size_t i = 0; i < n; i++) r[i] = (t[i] & keep) | (s[i] & ~keep);
+    uint64_t mask = 0 - (uint64_t)borrow; /* all ones: t < p, add p back */
+    for (size_t i = 0; i < n; i++) carry = mont_addc(carry, s[i], p[i] & mask, &r[i]);
 }
 
 /* r = a + b mod p. The sum cannot overflow n limbs since p < 2^(64n-1). */

@@ -9,6 +9,7 @@
 struct cuzk_poseidon_tpl;
 static struct cuzk_poseidon_tpl *tpl_build_hash(const cuzk_poseidon *p);
 static void tpl_free(struct cuzk_poseidon_tpl *T);
+static cuzk_status opt_build(cuzk_poseidon *p);
 
 /* -------------------------------------------------------- Grain LFSR -- */
 
@@ -98,7 +99,7 @@ cuzk_status cuzk_poseidon_init(cuzk_poseidon *p, unsigned t, unsigned rf, unsign
     p->t = t;
     p->rounds_full = rf;
     p->rounds_partial = rp;
-    if (!(p->tpl_ = tpl_build_hash(p))) {
+    if (opt_build(p) != CUZK_OK || !(p->tpl_ = tpl_build_hash(p))) {
         cuzk_poseidon_free(p);
         return CUZK_ERR_NO_MEMORY;
     }
@@ -110,6 +111,10 @@ void cuzk_poseidon_free(cuzk_poseidon *p)
     if (!p) return;
     free(p->rc);
     free(p->mds);
+    free(p->pre_rc);
+    free(p->pre_mds);
+    free(p->partial_rc);
+    free(p->sparse);
     tpl_free(p->tpl_);
     memset(p, 0, sizeof *p);
 }
@@ -133,6 +138,140 @@ const cuzk_poseidon *cuzk_poseidon_std(unsigned arity)
     if (k < 0) return NULL;
     pthread_once(&std_once, std_init);
     return std_ok[k] ? &std_p[k] : NULL;
+}
+
+/* ------------------------------------------- sparse partial rounds -- */
+
+/* inv = a^-1 for the n x n row-major matrix a, which is destroyed
+ * (Gauss-Jordan). 0 if a is singular. Init only: not constant time. */
+static int mat_inv(cuzk_fr *inv, cuzk_fr *a, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < n; j++) inv[i * n + j] = i == j ? CUZK_FR_ONE : CUZK_FR_ZERO;
+    for (unsigned c = 0; c < n; c++) {
+        unsigned pv = c;
+        while (pv < n && cuzk_fr_is_zero(&a[pv * n + c])) pv++;
+        if (pv == n) return 0;
+        for (unsigned j = 0; pv != c && j < n; j++) {
+            cuzk_fr x = a[c * n + j];
+            a[c * n + j] = a[pv * n + j], a[pv * n + j] = x;
+            x = inv[c * n + j];
+            inv[c * n + j] = inv[pv * n + j], inv[pv * n + j] = x;
+        }
+        cuzk_fr d, f, x;
+        cuzk_fr_inv_var(&d, &a[c * n + c]);
+        for (unsigned j = 0; j < n; j++) {
+            cuzk_fr_mul(&a[c * n + j], &a[c * n + j], &d);
+            cuzk_fr_mul(&inv[c * n + j], &inv[c * n + j], &d);
+        }
+        for (unsigned i = 0; i < n; i++) {
+            if (i == c || cuzk_fr_is_zero(&a[i * n + c])) continue;
+            f = a[i * n + c];
+            for (unsigned j = 0; j < n; j++) {
+                cuzk_fr_mul(&x, &f, &a[c * n + j]);
+                cuzk_fr_sub(&a[i * n + j], &a[i * n + j], &x);
+                cuzk_fr_mul(&x, &f, &inv[c * n + j]);
+                cuzk_fr_sub(&inv[i * n + j], &inv[i * n + j], &x);
+            }
+        }
+    }
+    return 1;
+}
+
+/* Fills pre_rc, pre_mds, partial_rc and sparse (gadgets.h). With half =
+ * R_F / 2 and P = R_P, partial round r (0 <= r < P) is round half + r;
+ * plain: s = M S0(s + c_r), S0 the S-box on element 0 only.
+ *
+ * Constants, from the last partial round back: a vector added after a
+ * round's M equals M^-1 of it added before M, i.e. after S0; of that,
+ * element 0 must stay after S0 (partial_rc[r]), the rest commutes with S0
+ * and joins c_r before it. Starting from the constants of the first full
+ * round after the partial ones, this leaves pre_rc before round 0 and one
+ * scalar a round. Nothing with a non-zero element 0 crosses an S-box, so
+ * element 0 at each S0 is unchanged; the other elements differ by the
+ * vectors moved.
+ *
+ * Matrices, from the last round back: a round's matrix M_r (M for the
+ * last) splits as M_r = S_r D_r with D_r = diag(1, H), H the lower right
+ * (t-1) x (t-1) block of M_r, and S_r = [[M_r[0][0], v H^-1], [w, I]] (v:
+ * the rest of M_r's first row, w: of its first column). D_r leaves element
+ * 0 alone, so it commutes with S0 and with partial_rc, and joins the
+ * previous round's matrix: M_{r-1} = D_r M. D_0 = diag(1, pre_mds) is
+ * applied after pre_rc. CUZK_ERR_NO_MEMORY when out of memory; CUZK_OK
+ * with all four NULL (plain rounds) if a block is singular. */
+static cuzk_status opt_build(cuzk_poseidon *p)
+{
+    unsigned t = p->t, n = t - 1, np = p->rounds_partial, half = p->rounds_full / 2;
+    size_t tt = (size_t)t * t, nn = (size_t)n * n;
+    cuzk_fr *tmp = malloc(tt * sizeof *tmp), *minv = malloc(tt * sizeof *minv);
+    cuzk_fr *mr = malloc(tt * sizeof *mr), *h = malloc(nn * sizeof *h);
+    cuzk_fr *hinv = malloc(nn * sizeof *hinv);
+    p->pre_rc = malloc(t * sizeof *p->pre_rc);
+    p->pre_mds = malloc(nn * sizeof *p->pre_mds);
+    p->partial_rc = malloc(np * sizeof *p->partial_rc);
+    p->sparse = malloc((size_t)np * (2 * t - 1) * sizeof *p->sparse);
+    cuzk_status st = CUZK_ERR_NO_MEMORY;
+    int ok = 0;
+    if (!tmp || !minv || !mr || !h || !hinv || !p->pre_rc || !p->pre_mds || !p->partial_rc ||
+        !p->sparse)
+        goto out;
+    st = CUZK_OK;
+    memcpy(tmp, p->mds, tt * sizeof *tmp);
+    ok = mat_inv(minv, tmp, t);
+    /* constants; acc: the vector added at the start of round r + 1 */
+    cuzk_fr acc[32], w[32], x;
+    memcpy(acc, &p->rc[(size_t)(half + np) * t], t * sizeof *acc);
+    for (unsigned r = np; ok && r-- > 0;) {
+        for (unsigned i = 0; i < t; i++) {
+            w[i] = CUZK_FR_ZERO;
+            for (unsigned j = 0; j < t; j++) {
+                cuzk_fr_mul(&x, &minv[i * t + j], &acc[j]);
+                cuzk_fr_add(&w[i], &w[i], &x);
+            }
+        }
+        p->partial_rc[r] = w[0];
+        w[0] = CUZK_FR_ZERO;
+        const cuzk_fr *rc = &p->rc[(size_t)(half + r) * t];
+        for (unsigned i = 0; i < t; i++) cuzk_fr_add(&acc[i], &rc[i], &w[i]);
+    }
+    memcpy(p->pre_rc, acc, t * sizeof *acc);
+    /* matrices; mr = M_r */
+    memcpy(mr, p->mds, tt * sizeof *mr);
+    for (unsigned r = np; ok && r-- > 0;) {
+        for (unsigned i = 0; i < n; i++)
+            for (unsigned j = 0; j < n; j++) h[i * n + j] = mr[(1 + i) * t + 1 + j];
+        memcpy(tmp, h, nn * sizeof *tmp);
+        if (!(ok = mat_inv(hinv, tmp, n))) break;
+        cuzk_fr *sp = &p->sparse[(size_t)r * (2 * t - 1)];
+        sp[0] = mr[0];
+        for (unsigned j = 0; j < n; j++) { /* v H^-1 */
+            sp[1 + j] = CUZK_FR_ZERO;
+            for (unsigned k = 0; k < n; k++) {
+                cuzk_fr_mul(&x, &mr[1 + k], &hinv[k * n + j]);
+                cuzk_fr_add(&sp[1 + j], &sp[1 + j], &x);
+            }
+        }
+        for (unsigned i = 0; i < n; i++) sp[t + i] = mr[(1 + i) * t];
+        /* M_{r-1} = diag(1, H) M */
+        memcpy(mr, p->mds, t * sizeof *mr);
+        for (unsigned i = 0; i < n; i++)
+            for (unsigned j = 0; j < t; j++) {
+                cuzk_fr *e = &mr[(1 + i) * t + j];
+                *e = CUZK_FR_ZERO;
+                for (unsigned k = 0; k < n; k++) {
+                    cuzk_fr_mul(&x, &h[i * n + k], &p->mds[(1 + k) * t + j]);
+                    cuzk_fr_add(e, e, &x);
+                }
+            }
+    }
+    if (ok) memcpy(p->pre_mds, h, nn * sizeof *h); /* H of round 0 */
+out:
+    if (st != CUZK_OK || !ok) {
+        free(p->pre_rc), free(p->pre_mds), free(p->partial_rc), free(p->sparse);
+        p->pre_rc = p->pre_mds = p->partial_rc = p->sparse = NULL;
+    }
+    free(tmp), free(minv), free(mr), free(h), free(hinv);
+    return st;
 }
 
 /* ------------------------------------------------------------ native -- */
@@ -162,20 +301,105 @@ static void mds_mul(const cuzk_poseidon *p, cuzk_fr *s)
     memcpy(s, n, t * sizeof *s);
 }
 
-void cuzk_poseidon_permute_native(const cuzk_poseidon *p, cuzk_fr *s)
+/* s = S s for a sparse matrix sp (gadgets.h): 2t - 1 multiplications. */
+static void sparse_mul(const cuzk_fr *sp, cuzk_fr *s, unsigned t)
 {
-    unsigned t = p->t, half = p->rounds_full / 2, nr = p->rounds_full + p->rounds_partial;
+    cuzk_fr acc, x;
+    cuzk_fr_mul(&acc, &sp[0], &s[0]);
+    for (unsigned j = 1; j < t; j++) {
+        cuzk_fr_mul(&x, &sp[j], &s[j]);
+        cuzk_fr_add(&acc, &acc, &x);
+    }
+    for (unsigned i = 1; i < t; i++) {
+        cuzk_fr_mul(&x, &sp[t - 1 + i], &s[0]);
+        cuzk_fr_add(&s[i], &s[i], &x);
+    }
+    s[0] = acc;
+}
+
+/* s[1..t) = pre_mds s[1..t): (t - 1)^2 multiplications, once a permutation. */
+static void pre_mul(const cuzk_poseidon *p, cuzk_fr *s)
+{
+    unsigned n = p->t - 1;
+    cuzk_fr o[32];
+    for (unsigned i = 0; i < n; i++) {
+        cuzk_fr acc = CUZK_FR_ZERO, x;
+        for (unsigned j = 0; j < n; j++) {
+            cuzk_fr_mul(&x, &p->pre_mds[i * n + j], &s[1 + j]);
+            cuzk_fr_add(&acc, &acc, &x);
+        }
+        o[i] = acc;
+    }
+    memcpy(&s[1], o, n * sizeof *s);
+}
+
+/* The gadget's side of a permutation (NULL: native). */
+typedef struct {
+    cuzk_cs *cs;
+    const struct cuzk_poseidon_tpl *T; /* recording mode: the template; NULL: witness */
+    cuzk_var *var;                     /* recording mode: symbol -> variable */
+    unsigned t, s;                     /* s: S-boxes on variables so far */
+    /* is_const[i]: element i is a known constant (structurally: the same
+     * in both modes) */
+    uint8_t is_const[32];
+} gadget;
+
+static void gadget_sbox(gadget *g, cuzk_fr *x);
+
+/* x = x^5, element j's S-box: a gadget's one when g != NULL. */
+static inline void round_sbox(gadget *g, unsigned j, cuzk_fr *x)
+{
+    if (g && !g->is_const[j])
+        gadget_sbox(g, x);
+    else
+        sbox(x, x);
+}
+
+/* After a round's linear layer an element is constant only if all were. */
+static inline void round_mixed(gadget *g)
+{
+    if (!g) return;
+    int all = 1;
+    for (unsigned j = 0; j < g->t; j++) all &= g->is_const[j];
+    for (unsigned j = 0; j < g->t; j++) g->is_const[j] = (uint8_t)all;
+}
+
+/* The permutation of s, natively (g NULL) or for the gadget g. The values
+ * at every S-box are those of the plain rounds, whichever form the partial
+ * rounds take. */
+static void permute(const cuzk_poseidon *p, cuzk_fr *s, gadget *g)
+{
+    unsigned t = p->t, half = p->rounds_full / 2, np = p->rounds_partial;
+    unsigned nr = p->rounds_full + np;
+    int sparse = p->sparse != NULL;
     for (unsigned r = 0; r < nr; r++) {
         const cuzk_fr *rc = &p->rc[r * t];
-        int full = r < half || r >= half + p->rounds_partial;
-        for (unsigned j = 0; j < t; j++) cuzk_fr_add(&s[j], &s[j], &rc[j]);
-        if (full)
-            for (unsigned j = 0; j < t; j++) sbox(&s[j], &s[j]);
-        else
-            sbox(&s[0], &s[0]);
-        mds_mul(p, s);
+        if (r >= half && r < half + np) { /* partial */
+            if (sparse) {
+                unsigned k = r - half;
+                if (k == 0) {
+                    for (unsigned j = 0; j < t; j++) cuzk_fr_add(&s[j], &s[j], &p->pre_rc[j]);
+                    pre_mul(p, s);
+                }
+                round_sbox(g, 0, &s[0]);
+                cuzk_fr_add(&s[0], &s[0], &p->partial_rc[k]);
+                sparse_mul(&p->sparse[(size_t)k * (2 * t - 1)], s, t);
+            } else {
+                for (unsigned j = 0; j < t; j++) cuzk_fr_add(&s[j], &s[j], &rc[j]);
+                round_sbox(g, 0, &s[0]);
+                mds_mul(p, s);
+            }
+        } else { /* full; the sparse form added the constants after the partial rounds */
+            if (!sparse || r != half + np)
+                for (unsigned j = 0; j < t; j++) cuzk_fr_add(&s[j], &s[j], &rc[j]);
+            for (unsigned j = 0; j < t; j++) round_sbox(g, j, &s[j]);
+            mds_mul(p, s);
+        }
+        round_mixed(g);
     }
 }
+
+void cuzk_poseidon_permute_native(const cuzk_poseidon *p, cuzk_fr *s) { permute(p, s, NULL); }
 
 void cuzk_poseidon_hash_native(const cuzk_poseidon *p, cuzk_fr *out, const cuzk_fr *in)
 {
@@ -350,6 +574,43 @@ static void emit_row(cuzk_cs *cs, const struct cuzk_poseidon_tpl *T, unsigned r,
         cuzk_cs_term(cs, m, var[T->terms[k].sym], cuzk_cs_coeff(cs, &T->terms[k].c));
 }
 
+/* y = x^5 for a variable state element j: allocates x^2, x^4, x^5 and,
+ * when recording, records x * x = x2, x2 * x2 = x4, x4 * x = x5 (x is the
+ * template's row for this S-box). */
+static void gadget_sbox(gadget *g, cuzk_fr *x)
+{
+    cuzk_cs *cs = g->cs;
+    const struct cuzk_poseidon_tpl *T = g->T;
+    cuzk_fr x2, x4;
+    cuzk_fr_sqr(&x2, x);
+    cuzk_fr_sqr(&x4, &x2);
+    cuzk_fr_mul(x, &x4, x);
+    cuzk_var v2 = cuzk_cs_alloc(cs, &x2);
+    cuzk_var v4 = cuzk_cs_alloc(cs, &x4);
+    cuzk_var v5 = cuzk_cs_alloc(cs, x);
+    if (T) {
+        cuzk_var *var = g->var;
+        unsigned s = g->s;
+        cuzk_cs_begin(cs);
+        emit_row(cs, T, s, CUZK_A, var);
+        emit_row(cs, T, s, CUZK_B, var);
+        cuzk_cs_term(cs, CUZK_C, v2, CUZK_COEFF_ONE);
+        cuzk_cs_end(cs);
+        cuzk_cs_begin(cs);
+        cuzk_cs_term(cs, CUZK_A, v2, CUZK_COEFF_ONE);
+        cuzk_cs_term(cs, CUZK_B, v2, CUZK_COEFF_ONE);
+        cuzk_cs_term(cs, CUZK_C, v4, CUZK_COEFF_ONE);
+        cuzk_cs_end(cs);
+        cuzk_cs_begin(cs);
+        cuzk_cs_term(cs, CUZK_A, v4, CUZK_COEFF_ONE);
+        emit_row(cs, T, s, CUZK_B, var);
+        cuzk_cs_term(cs, CUZK_C, v5, CUZK_COEFF_ONE);
+        cuzk_cs_end(cs);
+        var[1 + g->t + s] = v5;
+    }
+    g->s++;
+}
+
 /* Permutes values v[0..t) whose elements are the variables in[i] or, where
  * in[i] == CUZK_VAR_ONE, the constant v[i]; then allocates the final state
  * elements i in outs[0..n_out) as variables out[k]. Records the
@@ -358,61 +619,14 @@ static void permute_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, cons
                            const struct cuzk_poseidon_tpl *T, cuzk_var *var,
                            const unsigned *outs, unsigned n_out, cuzk_var *out)
 {
-    unsigned t = p->t, half = p->rounds_full / 2, nr = p->rounds_full + p->rounds_partial;
-    /* is_const[i]: element i is a known constant (structurally: the same in
-     * both modes) */
-    uint8_t is_const[32];
-    for (unsigned i = 0; i < t; i++) is_const[i] = in[i] == CUZK_VAR_ONE;
+    unsigned t = p->t;
+    gadget g = {cs, T, var, t, 0, {0}};
+    for (unsigned i = 0; i < t; i++) g.is_const[i] = in[i] == CUZK_VAR_ONE;
     if (T) { /* var: symbol -> variable */
         var[0] = CUZK_VAR_ONE;
         for (unsigned i = 0; i < t; i++) var[1 + i] = in[i];
     }
-    unsigned s = 0;
-    for (unsigned r = 0; r < nr; r++) {
-        const cuzk_fr *rc = &p->rc[r * t];
-        int full = r < half || r >= half + p->rounds_partial;
-        for (unsigned j = 0; j < t; j++) cuzk_fr_add(&v[j], &v[j], &rc[j]);
-        unsigned ns = full ? t : 1;
-        for (unsigned j = 0; j < ns; j++) {
-            if (is_const[j]) {
-                sbox(&v[j], &v[j]);
-                continue;
-            }
-            /* y = x^5: allocates x^2, x^4, x^5 and records x * x = x2,
-             * x2 * x2 = x4, x4 * x = x5 */
-            cuzk_fr x2, x4;
-            cuzk_fr_sqr(&x2, &v[j]);
-            cuzk_fr_sqr(&x4, &x2);
-            cuzk_fr_mul(&v[j], &x4, &v[j]);
-            cuzk_var v2 = cuzk_cs_alloc(cs, &x2);
-            cuzk_var v4 = cuzk_cs_alloc(cs, &x4);
-            cuzk_var v5 = cuzk_cs_alloc(cs, &v[j]);
-            if (T) {
-                cuzk_cs_begin(cs);
-                emit_row(cs, T, s, CUZK_A, var);
-                emit_row(cs, T, s, CUZK_B, var);
-                cuzk_cs_term(cs, CUZK_C, v2, CUZK_COEFF_ONE);
-                cuzk_cs_end(cs);
-                cuzk_cs_begin(cs);
-                cuzk_cs_term(cs, CUZK_A, v2, CUZK_COEFF_ONE);
-                cuzk_cs_term(cs, CUZK_B, v2, CUZK_COEFF_ONE);
-                cuzk_cs_term(cs, CUZK_C, v4, CUZK_COEFF_ONE);
-                cuzk_cs_end(cs);
-                cuzk_cs_begin(cs);
-                cuzk_cs_term(cs, CUZK_A, v4, CUZK_COEFF_ONE);
-                emit_row(cs, T, s, CUZK_B, var);
-                cuzk_cs_term(cs, CUZK_C, v5, CUZK_COEFF_ONE);
-                cuzk_cs_end(cs);
-                var[1 + t + s] = v5;
-            }
-            s++;
-        }
-        mds_mul(p, v);
-        /* after the linear layer an element is constant only if all were */
-        int all = 1;
-        for (unsigned j = 0; j < t; j++) all &= is_const[j];
-        for (unsigned j = 0; j < t; j++) is_const[j] = (uint8_t)all;
-    }
+    permute(p, v, &g);
     /* a new variable equal to element i of the final state: (row) * 1 = o */
     for (unsigned k = 0; k < n_out; k++) {
         out[k] = cuzk_cs_alloc(cs, &v[outs[k]]);

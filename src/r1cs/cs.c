@@ -744,16 +744,30 @@ static uint32_t wire_of(const cuzk_cs *cs, cuzk_var v)
     }
 }
 
+/* Sorts a[0..n) by wire (the high 32 bits). Ties may come out in any
+ * order: flush_row sums them. Most rows arrive sorted or nearly so
+ * (gadgets emit terms in allocation order; a replayed Poseidon row has
+ * only its t inputs out of place), so a linear pass first counts the
+ * descents: none, and the row stays; few, and an insertion sort runs while
+ * its moves stay under a budget (few descents can still mean many moves:
+ * two interleaved runs); else, or past the budget, an LSD radix sort.
+ * The limits (16 descents, 4n moves, about the radix sort's 8n reads and
+ * writes) are not yet measured as crossovers. */
 static void sort_u64(uint64_t *a, uint32_t n)
 {
-    if (n <= 24) {
-        for (uint32_t i = 1; i < n; i++) {
+    uint32_t desc = 0;
+    for (uint32_t i = 1; i < n; i++) desc += (a[i] >> 32) < (a[i - 1] >> 32);
+    if (desc == 0) return;
+    if (n <= 24 || desc <= 16) {
+        uint64_t budget = n <= 24 ? UINT64_MAX : 4 * (uint64_t)n;
+        uint32_t i = 1;
+        for (; i < n && budget; i++) {
             uint64_t x = a[i];
             uint32_t j = i;
-            while (j > 0 && a[j - 1] > x) a[j] = a[j - 1], j--;
-            a[j] = x;
+            for (; j > 0 && (a[j - 1] >> 32) > (x >> 32) && budget; j--, budget--) a[j] = a[j - 1];
+            a[j] = x; /* a permutation of the row even when cut short */
         }
-        return;
+        if (i == n && budget) return;
     }
     /* LSD radix sort on the 32-bit wire: 4 passes of 8 bits, via a buffer
      * at a + n (the caller reserved 2n). */
