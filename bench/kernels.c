@@ -31,7 +31,14 @@
  * calls; medians of the CUDA-event stage times (device) and of the host wall
  * time per call. Compared with sppark on the same card (research/gpu-sota.md
  * §1a: scalars from pinned memory 20.9 / 156.9 / 567.5 ms at 2^20 / 2^24 /
- * 2^26) and with the 2^26 target of DESIGN.md (150 ms). */
+ * 2^26) and with the 2^26 target of DESIGN.md (150 ms).
+ *
+ * --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication
+ * rows instead (cuzk_gpu_fixed_mul, src/gpu/fixed.cu): out[i] = [s_i] G for
+ * G1 then G2, random scalars; device time (CUDA events), wall time with
+ * pinned arrays and with pageable ones; 64 points per size checked against
+ * the CPU; and the setup time at PoRep size (4.5e8 G1, 3.3e7 G2 points)
+ * these rates give. */
 /* GPU NTT rows (after the field table; --ntt: only these): for 2^20, 2^24,
  * 2^26, 2^27 (--ntt-sizes) and each of the four transforms
  * (cuzk_gpu_ntt_time): random data resident on the device, each run on a
@@ -457,6 +464,142 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     return rc;
 }
 
+/* -------------------------------------------------- fixed-base mul -- */
+
+/* One group's rows of --fixed: a multiplier of the generator (window w),
+ * then for each size random Montgomery scalars; pinned in and out (the
+ * direct path), then pageable in and out (staged; out touched beforehand,
+ * so first-touch page faults are not counted). Returns 0 if every checked
+ * point was right; *rate gets the pageable points/s of the last size. */
+static int fixed_rows(int device, const unsigned *lgs, unsigned nl, unsigned reps, unsigned w,
+                      int g2, double *rate)
+{
+    const cuzk_gpu_group grp = g2 ? CUZK_GPU_G2 : CUZK_GPU_G1;
+    const size_t A = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+    const char *gname = g2 ? "G2" : "G1";
+    unsigned lgmax = 0;
+    for (unsigned i = 0; i < nl; i++) lgmax = lgs[i] > lgmax ? lgs[i] : lgmax;
+    size_t nmax = (size_t)1 << lgmax;
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_gpu_fixed *f = NULL;
+    cuzk_fr *ps = NULL, *s = malloc(nmax * sizeof *s);
+    void *pout = NULL, *out = malloc(nmax * A);
+    double *wall = malloc(reps * sizeof *wall), *wall2 = malloc(reps * sizeof *wall2);
+    double *kms = malloc(reps * sizeof *kms);
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, device, (size_t)1 << 20);
+    double tc = bench_now_ns();
+    if (st == CUZK_OK) st = cuzk_gpu_fixed_create_window(ctx, &f, grp, NULL, w);
+    tc = (bench_now_ns() - tc) * 1e-6;
+    if (st == CUZK_OK) st = cuzk_gpu_host_alloc((void **)&ps, nmax * sizeof *ps);
+    if (st == CUZK_OK) st = cuzk_gpu_host_alloc(&pout, nmax * A);
+    int rc = 0;
+    if (st != CUZK_OK || !s || !out || !wall || !wall2 || !kms) {
+        fprintf(stderr, "fixed %s: %s (%s)\n", gname, st != CUZK_OK ? cuzk_strerror(st) :
+                "out of memory", cuzk_gpu_last_error());
+        rc = 1;
+        goto done;
+    }
+    cuzk_gpu_fixed_info info;
+    (void)cuzk_gpu_fixed_get_info(f, &info);
+    printf("%s: w %u (%u windows), table %.1f MB, device %.2f GB, create %.0f ms; kernel %d regs,"
+           " %d B spills, %d blocks/SM, batch %zu points (%zu threads)\n",
+           gname, info.window, info.windows, info.table_bytes / 1e6, info.device_bytes / 1e9, tc,
+           info.regs, info.local_bytes, info.blocks_per_sm, info.batch, info.threads);
+    fill_random(ps, nmax, 0);
+    memcpy(s, ps, nmax * sizeof *s);
+    memset(out, 0, nmax * A);
+    for (unsigned li = 0; li < nl; li++) {
+        size_t n = (size_t)1 << lgs[li];
+        st = cuzk_gpu_fixed_mul(f, pout, ps, n); /* warm-up */
+        for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
+            double t0 = bench_now_ns();
+            st = cuzk_gpu_fixed_mul(f, pout, ps, n);
+            wall[r] = (bench_now_ns() - t0) * 1e-6;
+            (void)cuzk_gpu_fixed_get_info(f, &info);
+            kms[r] = info.device_ms;
+        }
+        for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
+            double t0 = bench_now_ns();
+            st = cuzk_gpu_fixed_mul(f, out, s, n);
+            wall2[r] = (bench_now_ns() - t0) * 1e-6;
+        }
+        if (st != CUZK_OK) {
+            fprintf(stderr, "2^%u: fixed %s: %s (%s)\n", lgs[li], gname, cuzk_strerror(st),
+                    cuzk_gpu_last_error());
+            rc = 1;
+            continue;
+        }
+        /* 64 points of both outputs (both ends, the rest random) against the CPU. */
+        int ok = 1;
+        for (unsigned q = 0; q < 64; q++) {
+            size_t i = q == 0 ? 0 : q == 1 ? n - 1 : kr64() % n;
+            cuzk_g2_affine want; /* room for either group */
+            if (g2) {
+                cuzk_g2_jac j;
+                cuzk_g2_from_affine(&j, &CUZK_G2_GENERATOR);
+                cuzk_g2_mul(&j, &j, &s[i]);
+                cuzk_g2_to_affine(&want, &j);
+            } else {
+                cuzk_g1_jac j;
+                cuzk_g1_from_affine(&j, &CUZK_G1_GENERATOR);
+                cuzk_g1_mul(&j, &j, &s[i]);
+                cuzk_g1_to_affine((cuzk_g1_affine *)&want, &j);
+            }
+            ok &= !memcmp((char *)pout + i * A, &want, A) && !memcmp((char *)out + i * A, &want, A);
+        }
+        double mw = median_d(wall, reps), mk = median_d(kms, reps), mp = median_d(wall2, reps);
+        printf("%-3s 2^%-3u | %9.2f %9.1f | %9.2f %9.1f | %9.2f %9.1f |  %s\n", gname, lgs[li],
+               mk, n / mk * 1e-3, mw, n / mw * 1e-3, mp, n / mp * 1e-3, ok ? "ok" : "MISMATCH");
+        fflush(stdout);
+        *rate = n / mp * 1e3;
+        if (!ok) rc = 1;
+    }
+done:
+    cuzk_gpu_fixed_destroy(f);
+    cuzk_gpu_host_free(ps);
+    cuzk_gpu_host_free(pout);
+    cuzk_gpu_ctx_destroy(ctx);
+    free(s);
+    free(out);
+    free(wall);
+    free(wall2);
+    free(kms);
+    return rc;
+}
+
+/* --fixed LIST: fixed-base multiplication [s_i] G (cuzk_gpu_fixed_mul),
+ * G1 then G2, for each size 2^s of LIST; median of `reps` calls after a
+ * warm-up, 64 points of each size checked against the CPU. */
+static int run_fixed(int device, const char *list, unsigned reps, unsigned w)
+{
+    unsigned lgs[16], nl = 0;
+    for (const char *q = list; *q && nl < 16;) {
+        char *end;
+        unsigned long v = strtoul(q, &end, 10);
+        if (end == q || v < 1 || v > 28) { fprintf(stderr, "--fixed: bad size list\n"); return 2; }
+        lgs[nl++] = (unsigned)v;
+        q = *end == ',' ? end + 1 : end;
+    }
+    if (nl == 0 || reps == 0 || reps > 64 || (w && (w < 2 || w > 22))) {
+        fprintf(stderr, "--fixed: bad arguments\n");
+        return 2;
+    }
+    printf("fixed-base [s_i] G (cuzk_gpu_fixed_mul), random scalars (Montgomery form); median of"
+           " %u calls after a warm-up\n", reps);
+    printf("device = CUDA events from the first kernel's start to the last one's end; pinned ="
+           " wall time, scalars\nand points in pinned memory; pageable = wall time, malloc'd"
+           " arrays (staged)\n");
+    printf("%-3s %-5s | %9s %9s | %9s %9s | %9s %9s |  %s\n", "grp", "n", "device ms", "M pt/s",
+           "pinned ms", "M pt/s", "pageable", "M pt/s", "check");
+    double r1 = 0, r2 = 0;
+    int rc = fixed_rows(device, lgs, nl, reps, w, 0, &r1);
+    rc |= fixed_rows(device, lgs, nl, reps, w, 1, &r2);
+    if (r1 > 0 && r2 > 0)
+        printf("PoRep-size setup (4.5e8 G1 + 3.3e7 G2 points) at the last size's pageable rates:"
+               " %.1f + %.1f = %.1f s\n", 4.5e8 / r1, 3.3e7 / r2, 4.5e8 / r1 + 3.3e7 / r2);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- NTT -- */
 
 /* "20,24,26" -> sizes; returns non-zero on a bad list. */
@@ -652,6 +795,8 @@ static void usage(FILE *f)
             "  --msm 20,24,26 [--g2] [--bits] [--msm-reps R] [--msm-c C]: MSM rows instead\n"
             "  (sizes as log2; G1, or G2 with --g2; random scalars, or 0/1 scalars of density\n"
             "  1/2 with --bits; R default 5; C forces the window size).\n"
+            "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
+            "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 16).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n");
 }
@@ -661,8 +806,8 @@ int bench_kernels(int argc, char **argv)
     opts_t o = {1024, 11, 4, 0, 0};
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
     int sweep = 0, device = 0, calibrate = 0;
-    const char *only = NULL, *msm = NULL;
-    unsigned msm_reps = 5, msm_c = 0;
+    const char *only = NULL, *msm = NULL, *fixed = NULL;
+    unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
     msm_mode mmode = {0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
@@ -684,6 +829,9 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--msm")) { msm = v; i++; }
         else if (v && !strcmp(argv[i], "--msm-reps")) { msm_reps = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--msm-c")) { msm_c = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--fixed")) { fixed = v; i++; }
+        else if (v && !strcmp(argv[i], "--fixed-reps")) { fixed_reps = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--fixed-w")) { fixed_w = (unsigned)atoi(v); i++; }
         else if (!strcmp(argv[i], "--g2")) mmode.g2 = 1;
         else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
@@ -716,6 +864,7 @@ int bench_kernels(int argc, char **argv)
     printf("cuzk-bench kernels: %s, cc %d.%d, %d SMs, %d MHz max\n", di.name, di.cc_major,
            di.cc_minor, di.sm_count, di.clock_khz / 1000);
     if (msm) return run_msm(device, msm, msm_reps, msm_c, mmode);
+    if (fixed) return run_fixed(device, fixed, fixed_reps, fixed_w);
     if (ntt_mode == 2) return bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     printf("IMAD peak P = SMs x 64 x clock = %.2f T/s; mul peak = P / (Fr 136, Fp 300 IMAD)"
            " = Fr %.1f, Fp %.1f G/s;\npipe peak = P / IMAD slots in the SASS (Fr 264, Fp 588;"

@@ -346,6 +346,81 @@ cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_inf
 
 /* ============================================================ end NTT == */
 
+/* ========================================== fixed-base multiplication ====
+ * (src/gpu/fixed.cu, fixed.cuh)
+ *
+ *   out[i] = [s_i] B   for one fixed point B of G1 or G2 (setup's bases),
+ *
+ * bit-identical to cuzk_g*_mul followed by cuzk_g*_to_affine on the CPU.
+ * A multiplier holds a table of d 2^(w k) B (1 <= d <= 2^(w-1), k <
+ * ceil(256 / w); affine), made on the device when it is created; a point
+ * then costs ceil(256 / w) mixed additions in XYZZ coordinates with w-bit
+ * signed digits of the scalar (no doublings), and the conversion to affine
+ * shares one field inversion among the points of a 128-thread block
+ * (fixed.cuh says how).
+ *
+ * A multiplier owns its device memory (the table: G1 48 MiB, G2 96 MiB at
+ * w = 16; plus two batch slots, ~0.5 GiB; cuzk_gpu_fixed_get_info), two CUDA
+ * streams, and, from the first call that needs them, ~0.25 GiB of pinned
+ * host staging buffers; none of it comes from the context's pool. It
+ * belongs to the context it was made on, is used by one host thread at a
+ * time, and must be destroyed before its context. */
+
+typedef struct cuzk_gpu_fixed cuzk_gpu_fixed;
+
+/* The window of cuzk_gpu_fixed_create: 16 windows of 16 bits, a table of
+ * 2^19 points (50 MB for G1, about the H200's L2). */
+#define CUZK_GPU_FIXED_WINDOW 16
+
+/* A multiplier for base (host, affine: cuzk_g1_affine or cuzk_g2_affine by
+ * grp; NULL = the group's generator). base must be on the curve, in the
+ * order-r subgroup and not infinity (else CUZK_ERR_INVALID_ARGUMENT).
+ * Synchronous. *f is set on success only; free it with
+ * cuzk_gpu_fixed_destroy. */
+cuzk_status cuzk_gpu_fixed_create(cuzk_gpu_ctx *ctx, cuzk_gpu_fixed **f, cuzk_gpu_group grp,
+                                  const void *base);
+
+/* The same with window w (2..22; 0 = CUZK_GPU_FIXED_WINDOW), for tuning and
+ * tests: fewer additions per point (ceil(256 / w)) for a table of
+ * ceil(256 / w) 2^(w-1) points (w = 20: 13 additions, 650 MB for G1,
+ * 1.3 GB for G2). */
+cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_ctx *ctx, cuzk_gpu_fixed **f,
+                                         cuzk_gpu_group grp, const void *base, unsigned w);
+
+/* out[i] = [s[i]] base for i < n. s: n scalars in Montgomery form, fully
+ * reduced (the cuzk_fr of the CPU library); out: n points, cuzk_g1_affine or
+ * cuzk_g2_affine by the multiplier's group; a zero scalar gives infinity,
+ * (0, 0) (all-zero bytes). Host arrays, each either pageable (staged
+ * through the pinned buffers, copied on all cores) or pinned (e.g.
+ * cuzk_gpu_host_alloc: copied directly, the fastest). Any n (0 is a
+ * no-op), in device batches of cuzk_gpu_fixed_info's `batch` points, two
+ * in flight so that copies overlap the kernel.
+ * Synchronous: returns when out is written; on an error out may be partly
+ * written, but no copy is pending. */
+cuzk_status cuzk_gpu_fixed_mul(cuzk_gpu_fixed *f, void *out, const cuzk_fr *s, size_t n);
+
+/* Waits for the multiplier's work, then frees it. NULL is a no-op. */
+void cuzk_gpu_fixed_destroy(cuzk_gpu_fixed *f);
+
+typedef struct {
+    unsigned window, windows;  /* w, and ceil(256 / w) additions per point */
+    size_t batch;              /* points per device batch (kernel launch) */
+    size_t threads;            /* threads of a full batch (one wave) */
+    size_t device_bytes;       /* all device memory of the multiplier */
+    size_t table_bytes;        /* of which the table */
+    int regs, local_bytes;     /* the kernel's registers and spills per thread */
+    int blocks_per_sm;         /* its resident blocks (of 128 threads) per SM */
+    float device_ms;           /* the last cuzk_gpu_fixed_mul's device time
+                                  from its first kernel's start to its last
+                                  kernel's end (CUDA events; the copies in
+                                  between overlap the kernels, the first
+                                  upload and the last download are outside) */
+} cuzk_gpu_fixed_info;
+
+cuzk_status cuzk_gpu_fixed_get_info(const cuzk_gpu_fixed *f, cuzk_gpu_fixed_info *info);
+
+/* ====================================== end fixed-base multiplication ==== */
+
 #ifdef __cplusplus
 }
 #endif

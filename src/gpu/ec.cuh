@@ -112,11 +112,13 @@ struct ec_fp2_e {
  * far beyond the instruction cache, and nvcc's optimiser takes tens of
  * minutes over such kernels. So the Fp2 multiplication and squaring are
  * real calls, by value (arguments and result travel in registers), and the
- * kernels share one copy of each. */
+ * kernels of a source file share one copy of each. Static: every .cu that
+ * includes this header (msm.cu, fixed.cu) has its own copy, and nvcc's
+ * host-side stubs of the functions must not collide at link time. */
 #ifdef CUZK_FF_HOST_EMULATION
-#define EC_NOINLINE __host__ __device__ __noinline__
+#define EC_NOINLINE static __host__ __device__ __noinline__
 #else
-#define EC_NOINLINE __device__ __noinline__
+#define EC_NOINLINE static __device__ __noinline__
 #endif
 
 /* Karatsuba, 3 Fp M: (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u. */
