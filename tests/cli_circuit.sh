@@ -117,11 +117,34 @@ run_exit "--seed without --circuit" 2 "go with --circuit" \
 run_exit "bad --size" 2 "size" "$CUZK" prove --circuit porep-32g --size 9 --key k.cuzk --seed 1 "${P[@]}"
 head -c 5000 k.cuzk > trunc.cuzk
 run_exit "truncated key" 2 "trunc.cuzk" "$CUZK" prove "${C[@]}" --key trunc.cuzk --seed 1 "${P[@]}"
+run_exit "info: truncated key" 2 "truncated.*trunc.cuzk" "$CUZK" info trunc.cuzk
+run_ok "info: key file" "$CUZK" info k.cuzk
+grep -q "cuzk key file, version 2" out.txt && grep -q "in B" out.txt && ok "info describes the key" \
+  || bad "info output: $(cat out.txt)"
 run_exit "setup: unknown circuit" 2 "unknown circuit" "$CUZK" setup --circuit nope --out x.cuzk
 run_exit "setup: --r1cs and --circuit" 2 "one of them" \
   "$CUZK" setup --circuit porep-32g --r1cs x.r1cs --out x.cuzk
+run_exit "setup: --no-matrices without --out" 2 "no-matrices goes with --out" \
+  "$CUZK" setup "${C[@]}" --no-matrices --zkey x.zkey
+run_ok "setup --no-matrices --cpu" "$CUZK" setup "${C[@]}" --out nm.cuzk --seed 7 --no-matrices --cpu --quiet
+if [ -s nm.cuzk ] && [ "$(wc -c < nm.cuzk)" -lt "$(wc -c < k.cuzk)" ]; then
+  ok "a key without matrices is smaller"; else bad "nm.cuzk size"; fi
+run_exit "prove: key without matrices" 2 "nm.cuzk.*no matrices" \
+  "$CUZK" prove "${C[@]}" --key nm.cuzk --seed 1 "${P[@]}"
+run_ok "compile the circuit's PCE" "$CUZK" compile "${C[@]}" --out c.pce
+run_ok "prove: key without matrices, with --pce" \
+  "$CUZK" prove "${C[@]}" --key nm.cuzk --pce c.pce --seed 3 --proof p_nm.json --public pub_nm.json --quiet
+"$CUZK" export-vk --key nm.cuzk --out vk_nm.json 2> err.txt
+run_exit "verify the --pce proof" 0 "" "$CUZK" verify --vk vk_nm.json --proof p_nm.json --public pub_nm.json
+run_ok "prove: key with matrices, with --pce" \
+  "$CUZK" prove "${C[@]}" --key k.cuzk --pce c.pce --seed 3 --proof p_m.json --public pub_m.json --quiet
+"$CUZK" compile --circuit winning-32g --size 12 --out w.pce 2> err.txt > /dev/null
+run_exit "prove: the PCE of another circuit" 2 "w.pce.*another circuit" \
+  "$CUZK" prove "${C[@]}" --key nm.cuzk --pce w.pce --seed 3 "${P[@]}"
+run_exit "prove: missing PCE" 2 "none.pce" \
+  "$CUZK" prove "${C[@]}" --key nm.cuzk --pce none.pce --seed 3 "${P[@]}"
 run_exit "export-vk: not a key" 2 "not a cuzk key.*in.json" "$CUZK" export-vk --key in.json --out v.json
-if [ -e x.cuzk ] || [ -e v.json ]; then bad "a failed command wrote its output"
+if [ -e x.cuzk ] || [ -e v.json ] || [ -e x.zkey ]; then bad "a failed command wrote its output"
 else ok "no output on failure"; fi
 
 echo "cli_circuit: $checks checks, $fails failed"

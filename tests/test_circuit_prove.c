@@ -11,6 +11,7 @@
 
 #include <cuzk/circuits.h>
 #include <cuzk/groth16.h>
+#include <cuzk/pce.h>
 
 #include "test_util.h"
 
@@ -147,6 +148,76 @@ out:
     cuzk_circuit_close(c);
 }
 
+/* Rows from the circuit's PCE instead of the key's matrices
+ * (cuzk_groth16_prove_rows), with the PCE compiled with and without the
+ * input rows, and with a key that has no matrices at all. */
+static void pce_rows(case_t *t)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_circuit *c = NULL;
+    cuzk_matrices m = {0};
+    cuzk_cs_shape sh;
+    cuzk_pce pce[2] = {{0}, {0}};
+    cuzk_fr *abc = NULL;
+    CHECK(cuzk_circuit_open(&c, t->id, t->size, err) == CUZK_OK);
+    if (!c || cuzk_circuit_record(c, &m, &sh, err) != CUZK_OK) goto out;
+    for (int k = 0; k < 2; k++)
+        CHECK_MSG(cuzk_pce_compile(&pce[k], &m, sh.n_inputs, sh.n_aux,
+                                   k ? CUZK_PCE_INPUT_ROWS : 0, THREADS, err) == CUZK_OK,
+                  "compile: %s", err);
+    size_t rows_max = pce[1].n_rows;
+    abc = malloc(3 * rows_max * sizeof *abc);
+    CHECK(abc != NULL);
+    if (!abc) goto out;
+    cuzk_groth16_pk bare = t->pk; /* the key without its matrices (shallow) */
+    memset(&bare.m, 0, sizeof bare.m);
+    cuzk_proof proof;
+    CHECK(cuzk_groth16_prove(&proof, &bare, t->w, t->n_w, THREADS, 0, NULL, err) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err, "no matrices") != NULL);
+    for (int k = 0; k < 2; k++) {
+        cuzk_pce_witness pw = {t->w, t->n_w, NULL, NULL};
+        cuzk_fr *a = abc, *b = abc + rows_max, *cc = abc + 2 * rows_max;
+        CHECK(cuzk_pce_eval(&pce[k], &pw, a, b, cc, THREADS, err) == CUZK_OK);
+        cuzk_groth16_rows r = {a, b, cc, pce[k].n_rows, k};
+        for (int keyk = 0; keyk < 2; keyk++) {
+            const cuzk_groth16_pk *pk = keyk ? &bare : &t->pk;
+            cuzk_status s = cuzk_groth16_prove_rows(&proof, pk, t->w, t->n_w, &r, THREADS, 0,
+                                                    NULL, err);
+            CHECK_MSG(s == CUZK_OK, "%s: rows (input rows %d, matrices %d): %s", t->id, k,
+                      !keyk, err);
+            if (s == CUZK_OK)
+                CHECK(cuzk_groth16_verify(&pk->vk, &proof, t->w + 1, pk->n_public) == CUZK_OK);
+        }
+        /* without C: c = a o b row by row, as for a key without C */
+        cuzk_groth16_rows r_noc = {a, b, NULL, pce[k].n_rows, k};
+        CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r_noc, THREADS, 0, NULL,
+                                      err) == CUZK_OK);
+        /* rows that do not belong to the witness: never a proof */
+        cuzk_fr keep = a[1];
+        cuzk_fr_add(&a[1], &a[1], &CUZK_FR_ONE);
+        CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r, THREADS, 0, NULL, err) ==
+              CUZK_ERR_UNSATISFIED);
+        a[1] = keep;
+        /* a row count that is not the key's */
+        cuzk_groth16_rows r_short = {a, b, cc, pce[k].n_rows - 1, k};
+        CHECK(cuzk_groth16_prove_rows(&proof, &t->pk, t->w, t->n_w, &r_short, THREADS, 0, NULL,
+                                      err) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(err[0] != 0);
+        cuzk_groth16_rows r_null = {NULL, b, cc, pce[k].n_rows, k};
+        CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r_null, THREADS, 0, NULL,
+                                      err) == CUZK_ERR_INVALID_ARGUMENT);
+    }
+    CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, NULL, THREADS, 0, NULL, err) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+out:
+    free(abc);
+    cuzk_pce_free(&pce[0]);
+    cuzk_pce_free(&pce[1]);
+    cuzk_matrices_free(&m);
+    cuzk_circuit_close(c);
+}
+
 /* The bellperson convention (roots of 7, monomial H) for one id. */
 static void bellperson_roots(const case_t *t)
 {
@@ -194,6 +265,8 @@ int main(void)
                       cases[i].size, cases[j].id, cases[j].size, (int)s);
             CHECK(err[0] != 0);
         }
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].w && cases[i].pk.n_vars) pce_rows(&cases[i]);
     bellperson_roots(&cases[1]);
     for (size_t i = 0; i < n; i++) {
         cuzk_groth16_pk_free(&cases[i].pk);

@@ -119,6 +119,34 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
                                size_t n_w, unsigned nthreads, unsigned flags,
                                cuzk_groth16_timings *t, char *err);
 
+/* Rows computed by the caller (cuzk_pce_eval from a compiled PCE, or a GPU):
+ * a[j] = <A_j, w>, b[j] = <B_j, w>, c[j] = <C_j, w> for j < n_rows, the
+ * circuit's constraint rows in the key's order. c may be NULL: then
+ * c = a o b row by row, as for a key without C. has_input_rows = 0: the
+ * rows end before the input rows, which the prover appends (a = w_i for
+ * each input i, ONE included; b = c = 0), as the key's matrices lay them
+ * out; 1: they are included (a PCE compiled from a key's matrices). The
+ * arrays are only read. */
+typedef struct {
+    const cuzk_fr *a, *b, *c;
+    size_t n_rows;
+    int has_input_rows;
+} cuzk_groth16_rows;
+
+/* cuzk_groth16_prove with the rows given instead of evaluated from pk->m,
+ * so a key without matrices (a .cuzk file written with
+ * CUZK_KEYFILE_NO_MATRICES) can prove with the circuit's PCE. The rows
+ * (input rows included) must number pk->m.n_rows when the key has
+ * matrices, and fit the domain: else CUZK_ERR_INVALID_ARGUMENT. Rows that
+ * do not belong to w and the key give CUZK_ERR_UNSATISFIED from the
+ * self-check (never a bad proof), unless the check is turned off. abc_ms
+ * then times the copy. (cuzk_groth16_prove on a key without matrices is
+ * CUZK_ERR_INVALID_ARGUMENT.) */
+cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk,
+                                    const cuzk_fr *w, size_t n_w, const cuzk_groth16_rows *rows,
+                                    unsigned nthreads, unsigned flags, cuzk_groth16_timings *t,
+                                    char *err);
+
 /* Verifies proof against vk and the public inputs pub[0..n_pub) (without the
  * leading ONE): CUZK_OK if valid, CUZK_ERR_PROOF_INVALID if not,
  * CUZK_ERR_INVALID_ARGUMENT if n_pub != vk->n_ic - 1, or the decoder status

@@ -57,6 +57,15 @@ int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
 int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_circuit_job *job,
                           const cli_circuit_witness_out *wit);
 
+/* The GPU for setup (gpu.c): a context and G1/G2 fixed-base multipliers on
+ * device 0. cli_gpu_open returns NULL (after saying why, unless quiet) when
+ * the tool is built without CUDA or no device is usable; every function
+ * takes NULL as "no GPU". cli_gpu_setup_hook points o's fixed_mul at g. */
+typedef struct cli_gpu cli_gpu;
+cli_gpu *cli_gpu_open(int quiet);
+void cli_gpu_close(cli_gpu *g);
+void cli_gpu_setup_hook(cli_gpu *g, cuzk_setup_opts *o);
+
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_setup(int argc, char **argv);  /* keys.c */

@@ -4,7 +4,7 @@
  *                | --key key.cuzk)
  *               (--wtns W.wtns | --circuit ID [--size N] (--inputs in.json
  *                | --seed S [--partition P]))
- *               --proof OUT [--public public.json]
+ *               --proof OUT [--public public.json] [--pce C.pce]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
  *   cuzk verify --vk vk.json --proof proof.json --public public.json
  *
@@ -17,6 +17,7 @@
 
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
+#include <cuzk/pce.h>
 
 #include "cli.h"
 
@@ -28,7 +29,7 @@ static int usage(FILE *f, int status)
             "             | --key key.cuzk)\n"
             "             (--wtns W.wtns | --circuit ID [--size N] (--inputs in.json\n"
             "              | --seed S [--partition P]))\n"
-            "             --proof OUT [--public OUT]\n"
+            "             --proof OUT [--public OUT] [--pce C.pce]\n"
             "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
             "      Proves with a snarkjs Groth16 key, or a bellperson .params with the\n"
             "      circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
@@ -39,6 +40,9 @@ static int usage(FILE *f, int status)
             "      --circuit computes the witness of a built-in circuit's partition on\n"
             "      every core (see `cuzk witness`); the key must be made for that circuit\n"
             "      and size (`cuzk setup --circuit ID --size N`).\n"
+            "      --pce evaluates A w, B w, C w from the circuit's compiled PCE (`cuzk\n"
+            "      compile`) instead of the key's matrices; a key written with\n"
+            "      `setup --no-matrices` needs it.\n"
             "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
             "      Exit 0: valid; 1: invalid; 2: unusable input.\n"
             "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk] ...\n"
@@ -63,7 +67,7 @@ int cmd_prove(int argc, char **argv)
 {
     const char *zkey = NULL, *params = NULL, *keyfile = NULL, *wtns = NULL, *r1cs = NULL;
     const char *proof_out = NULL;
-    const char *public_out = NULL, *format = "json";
+    const char *public_out = NULL, *format = "json", *pce_path = NULL;
     unsigned threads = 0;
     int quiet = 0, snarkjs_export = 0, have_seed = 0, have_part = 0, have_size = 0;
     cli_circuit_job job = {0};
@@ -76,7 +80,8 @@ int cmd_prove(int argc, char **argv)
         {"key", required_argument, 0, 'k'},    {"circuit", required_argument, 0, 'c'},
         {"size", required_argument, 0, 'Z'},   {"inputs", required_argument, 0, 'i'},
         {"seed", required_argument, 0, 'E'},   {"partition", required_argument, 0, 'A'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"pce", required_argument, 0, 'C'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -93,6 +98,7 @@ int cmd_prove(int argc, char **argv)
             if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
             break;
         case 'q': quiet = 1; break;
+        case 'C': pce_path = optarg; break;
         case 'c': job.id = optarg; break;
         case 'Z':
             if (!cli_parse_size(optarg, &job.size)) return EXIT_UNUSABLE;
@@ -138,6 +144,8 @@ int cmd_prove(int argc, char **argv)
     cli_circuit_witness_out cw = {0};
     cuzk_r1cs rc1 = {0};
     cuzk_groth16_pk pk = {0};
+    cuzk_pce pce = {0};
+    cuzk_fr *rows = NULL;
     char *json = NULL;
     double t0 = cli_now_ms();
 
@@ -173,9 +181,9 @@ int cmd_prove(int argc, char **argv)
             fprintf(stderr, "cuzk: %s\n", err);
             goto out;
         }
-        if (pk.m.n_rows == 0) {
-            fprintf(stderr, "cuzk: %s: the key file has no matrices (written without them)\n",
-                    keyfile);
+        if (pk.m.n_rows == 0 && !pce_path) {
+            fprintf(stderr, "cuzk: %s: the key file has no matrices (written without them): "
+                            "give the circuit's PCE with --pce\n", keyfile);
             goto out;
         }
         if (!quiet && label[0]) printf("key %s: %s\n", keyfile, label);
@@ -204,9 +212,43 @@ int cmd_prove(int argc, char **argv)
     double t_key = cli_now_ms() - t0 - t_load;
     if (job.id && !cli_circuit_check_key(&pk, key, &job, &cw)) goto out;
 
+    /* The rows from the PCE, when given. */
+    double t_pce = 0;
+    cuzk_groth16_rows gr = {0};
+    if (pce_path) {
+        double tp = cli_now_ms();
+        if (cuzk_pce_load(&pce, pce_path, 0, threads, err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s\n", err);
+            goto out;
+        }
+        if (pce.n_cols != w.n || pce.n_inputs != (uint64_t)pk.n_public + 1) {
+            fprintf(stderr, "cuzk: %s: the PCE has %llu variables (%llu inputs) but the witness "
+                            "%u and the key %u inputs: another circuit?\n", pce_path,
+                    (unsigned long long)pce.n_cols, (unsigned long long)pce.n_inputs, w.n,
+                    pk.n_public + 1);
+            goto out;
+        }
+        size_t nr = pce.n_rows, has_c = (pce.flags & CUZK_PCE_HAS_C) != 0;
+        if (!(rows = malloc((2 + has_c) * nr * sizeof *rows))) {
+            fprintf(stderr, "cuzk: out of memory for %zu rows\n", nr);
+            goto out;
+        }
+        cuzk_pce_witness pw = {w.w, w.n, NULL, NULL};
+        gr = (cuzk_groth16_rows){rows, rows + nr, has_c ? rows + 2 * nr : NULL, nr,
+                                 (pce.flags & CUZK_PCE_HAS_INPUT_ROWS) != 0};
+        if (cuzk_pce_eval(&pce, &pw, rows, rows + nr, has_c ? rows + 2 * nr : NULL, threads,
+                          err) != CUZK_OK) {
+            fprintf(stderr, "cuzk: %s: %s\n", pce_path, err);
+            goto out;
+        }
+        t_pce = cli_now_ms() - tp;
+    }
+
     cuzk_proof proof;
     cuzk_groth16_timings t;
-    if ((s = cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err)) != CUZK_OK) {
+    s = pce_path ? cuzk_groth16_prove_rows(&proof, &pk, w.w, w.n, &gr, threads, 0, &t, err)
+                 : cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err);
+    if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s%s\n", err,
                 job.id && s == CUZK_ERR_UNSATISFIED
                     ? " (the key has the circuit's counts but not its constraints: is it for "
@@ -242,7 +284,9 @@ int cmd_prove(int argc, char **argv)
         printf("  %-22s %10.2f ms\n", job.id ? "witness + key files" : "read + parse files",
                t_load);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
-        printf("  %-22s %10.2f ms\n", "a, b, c = A w, B w, C w", t.abc_ms);
+        if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load + A w, B w, C w", t_pce);
+        printf("  %-22s %10.2f ms\n", pce_path ? "a, b, c (copy)" : "a, b, c = A w, B w, C w",
+               t.abc_ms);
         printf("  %-22s %10.2f ms\n", "H (NTTs)", t.ntt_ms);
         printf("  %-22s %10.2f ms\n", "MSM A (G1)", t.msm_a_ms);
         printf("  %-22s %10.2f ms\n", "MSM B (G2)", t.msm_b2_ms);
@@ -255,6 +299,8 @@ int cmd_prove(int argc, char **argv)
     rc = 0;
 out:
     free(json);
+    free(rows);
+    cuzk_pce_free(&pce);
     cuzk_groth16_pk_free(&pk);
     cuzk_zkey_free(&z);
     cuzk_bp_params_free(&bp);

@@ -2,13 +2,16 @@
  *
  *   cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk]
  *              [--roots snarkjs|bellperson] [--zkey K.zkey]
- *              [--params P.params --vk V.vk] [--seed N] [--threads N] [--quiet]
+ *              [--params P.params --vk V.vk] [--seed N] [--threads N]
+ *              [--no-matrices] [--cpu] [--quiet]
  *   cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs
  *               [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]
  *   cuzk export-vk --key key.cuzk --out vk.json
  *
  * Setup keys are INSECURE (one party knows the toxic waste): for tests and
- * benchmarks. Progress goes to stderr (--quiet silences it). */
+ * benchmarks. Setup's fixed-base multiplications run on the GPU when the
+ * tool is built with CUDA and a device is present (gpu.c; --cpu keeps them
+ * on the CPU). Progress goes to stderr (--quiet silences it). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,12 +128,16 @@ static int usage_keys(FILE *f, int status)
             "usage:\n"
             "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk]\n"
             "             [--roots snarkjs|bellperson] [--zkey K.zkey]\n"
-            "             [--params P.params --vk V.vk] [--seed N] [--threads N] [--quiet]\n"
+            "             [--params P.params --vk V.vk] [--seed N] [--threads N]\n"
+            "             [--no-matrices] [--cpu] [--quiet]\n"
             "      Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible)\n"
             "      for a circom .r1cs or a built-in circuit's partition (`cuzk circuits`).\n"
             "      INSECURE: for tests and benchmarks. Writes the key as a .cuzk key file,\n"
             "      a snarkjs .zkey (snarkjs roots) and/or a bellperson .params + .vk\n"
             "      (bellperson roots). --roots defaults to the convention of the outputs.\n"
+            "      --no-matrices leaves the constraint matrices out of the .cuzk file\n"
+            "      (a full-size circuit's PCE, `cuzk compile`, carries them in 4-5 B per\n"
+            "      non-zero). The multiplications run on GPU 0 if there is one (--cpu: not).\n"
             "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
             "              [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]\n"
             "      Converts a key into a .cuzk key file (checked: every point decoded).\n"
@@ -147,9 +154,10 @@ int cmd_setup(int argc, char **argv)
                *vk = NULL, *id = NULL;
     unsigned threads = 0, size = 0;
     int have_size = 0;
-    int quiet = 0, have_seed = 0;
+    int quiet = 0, have_seed = 0, no_matrices = 0, cpu = 0;
     uint64_t seed = 0;
     static const struct option opts[] = {
+        {"no-matrices", no_argument, 0, 'M'}, {"cpu", no_argument, 0, 'C'},
         {"r1cs", required_argument, 0, 'r'},  {"out", required_argument, 0, 'o'},
         {"roots", required_argument, 0, 'R'}, {"zkey", required_argument, 0, 'z'},
         {"params", required_argument, 0, 'P'}, {"vk", required_argument, 0, 'v'},
@@ -181,11 +189,14 @@ int cmd_setup(int argc, char **argv)
             if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
             break;
         case 'q': quiet = 1; break;
+        case 'M': no_matrices = 1; break;
+        case 'C': cpu = 1; break;
         case 'h': return usage_keys(stdout, 0);
         default: return usage_keys(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("setup", "unexpected argument (see --help)");
+    if (no_matrices && !out) return cli_fail("setup", "--no-matrices goes with --out key.cuzk");
     if (have_size && !id) return cli_fail("setup", "--size goes with --circuit");
     if (!out && !zkey && !params)
         return cli_fail("setup", "no output: give --out, --zkey or --params (see --help)");
@@ -212,6 +223,8 @@ int cmd_setup(int argc, char **argv)
     progress_state ps = {cli_now_ms(), 0, NULL};
     cuzk_setup_opts o = {roots, threads, have_seed ? &seed : NULL, quiet ? NULL : on_progress,
                          &ps, NULL, NULL, NULL};
+    cli_gpu *gpu = cpu ? NULL : cli_gpu_open(quiet);
+    cli_gpu_setup_hook(gpu, &o);
     if (!quiet)
         fprintf(stderr, "setup: %s, %s roots -- %s\n", circ.what,
                 roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", CUZK_SETUP_LABEL);
@@ -221,10 +234,15 @@ int cmd_setup(int argc, char **argv)
         goto done;
     }
     double t_setup = cli_now_ms() - t0;
-    if (out && cuzk_keyfile_write(out, &pk, CUZK_SETUP_LABEL, 0, err) != CUZK_OK) {
+    cli_gpu_close(gpu); /* before the writes: they can take a while */
+    gpu = NULL;
+    unsigned wflags = no_matrices ? CUZK_KEYFILE_NO_MATRICES : 0;
+    if (out && cuzk_keyfile_write(out, &pk, CUZK_SETUP_LABEL, wflags, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
     }
+    if (out && !quiet)
+        fprintf(stderr, "setup: %8.1f s  wrote %s\n", (cli_now_ms() - ps.t0) / 1e3, out);
     if (zkey && cuzk_zkey_write_pk(zkey, &pk, NULL, 0, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
@@ -242,6 +260,7 @@ int cmd_setup(int argc, char **argv)
     }
     rc = 0;
 done:
+    cli_gpu_close(gpu);
     cuzk_groth16_pk_free(&pk);
     circuit_free(&circ);
     return rc;

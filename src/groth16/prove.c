@@ -167,9 +167,27 @@ static void scaled_range(void *ctx, size_t b, size_t e)
 
 /* -------------------------------------------------------------- prove -- */
 
-cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
-                               size_t n_w, unsigned nthreads, unsigned flags,
-                               cuzk_groth16_timings *t, char *err)
+/* Copies the caller's rows into a, b, c (n points each), appending the
+ * input rows (a = w_i, b = c = 0) when they are not included, as the key's
+ * matrices lay them out; c = a o b where the caller gives no C. */
+static void copy_rows(cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, size_t n, const cuzk_groth16_rows *r,
+                      const cuzk_fr *w, size_t n_inputs)
+{
+    size_t m = r->n_rows;
+    memcpy(a, r->a, m * sizeof *a);
+    memcpy(b, r->b, m * sizeof *b);
+    if (r->c) memcpy(c, r->c, m * sizeof *c);
+    else
+        for (size_t i = 0; i < m; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    memset(a + m, 0, (n - m) * sizeof *a);
+    memset(b + m, 0, (n - m) * sizeof *b);
+    memset(c + m, 0, (n - m) * sizeof *c);
+    if (!r->has_input_rows) memcpy(a + m, w, n_inputs * sizeof *a);
+}
+
+static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                         size_t n_w, const cuzk_groth16_rows *rows, unsigned nthreads,
+                         unsigned flags, cuzk_groth16_timings *t, char *err)
 {
     cuzk_groth16_timings tm;
     memset(&tm, 0, sizeof tm);
@@ -186,9 +204,26 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: witness value 0 must be 1");
         return CUZK_ERR_UNSATISFIED;
     }
+    size_t n = (size_t)1 << pk->log_domain, n_inputs = (size_t)pk->n_public + 1;
+    if (rows) {
+        size_t total = rows->n_rows + (rows->has_input_rows ? 0 : n_inputs);
+        if (!rows->a || !rows->b || total > n ||
+            (pk->m.n_rows && total != pk->m.n_rows)) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: %zu rows (input rows included) do not fit the key (%llu rows, "
+                         "domain 2^%u)%s", total, (unsigned long long)pk->m.n_rows,
+                         pk->log_domain, rows->a && rows->b ? "" : "; or a NULL row array");
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+    } else if (pk->m.n_rows == 0) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "prove: the key has no matrices: give the rows (cuzk_groth16_prove_rows)");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     if (nthreads == 0) nthreads = cuzk_ncores();
     double t0 = now_ms(), ts;
-    size_t n = (size_t)1 << pk->log_domain;
     size_t n_h = pk->h_form == CUZK_H_LAGRANGE ? n : n - 1;
     size_t n_priv = (size_t)pk->n_vars - pk->n_public - 1;
 
@@ -219,11 +254,15 @@ cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, con
 
     /* a, b, c */
     ts = now_ms();
-    eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
-    eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
-    if (pk->m.c.row_start) {
+    if (rows) {
+        copy_rows(a, b, c, n, rows, w, n_inputs);
+    } else if (pk->m.c.row_start) {
+        eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
+        eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
         eval_rows(c, n, &pk->m, &pk->m.c, w, nthreads);
     } else {
+        eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
+        eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
         for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
     }
     tm.abc_ms = now_ms() - ts;
@@ -363,4 +402,21 @@ out:
     tm.total_ms = now_ms() - t0;
     if (t) *t = tm;
     return s;
+}
+
+cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                               size_t n_w, unsigned nthreads, unsigned flags,
+                               cuzk_groth16_timings *t, char *err)
+{
+    return prove(proof, pk, w, n_w, NULL, nthreads, flags, t, err);
+}
+
+cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk,
+                                    const cuzk_fr *w, size_t n_w, const cuzk_groth16_rows *rows,
+                                    unsigned nthreads, unsigned flags, cuzk_groth16_timings *t,
+                                    char *err)
+{
+    if (err) err[0] = 0;
+    if (!rows) return CUZK_ERR_INVALID_ARGUMENT;
+    return prove(proof, pk, w, n_w, rows, nthreads, flags, t, err);
 }

@@ -1,0 +1,86 @@
+/* cuzk — the GPU behind the command line: setup's fixed-base
+ * multiplications (cuzk_setup_opts.fixed_mul) run on device 0 when the tool
+ * is built with CUDA and a device is present; otherwise, or with --cpu,
+ * they stay on the CPU. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+#ifdef CUZK_HAVE_GPU
+#include <cuzk/gpu.h>
+
+struct cli_gpu {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_fixed *fixed[2]; /* G1, G2 generators */
+};
+
+static cuzk_status gpu_fixed_mul(void *vctx, int g2, void *out, const cuzk_fr *s, size_t n,
+                                 char *err)
+{
+    cli_gpu *g = vctx;
+    cuzk_status st = cuzk_gpu_fixed_mul(g->fixed[g2 != 0], out, s, n);
+    if (st != CUZK_OK && err)
+        snprintf(err, CUZK_ERRMSG_LEN, "GPU fixed-base multiplication: %s (%s)",
+                 cuzk_strerror(st), cuzk_gpu_last_error());
+    return st;
+}
+
+cli_gpu *cli_gpu_open(int quiet)
+{
+    int count = 0;
+    if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
+        if (!quiet) fprintf(stderr, "gpu: no CUDA device; using the CPU\n");
+        return NULL;
+    }
+    cli_gpu *g = calloc(1, sizeof *g);
+    cuzk_status st = CUZK_ERR_NO_MEMORY;
+    if (!g || (st = cuzk_gpu_ctx_create(&g->ctx, 0, 0)) != CUZK_OK ||
+        (st = cuzk_gpu_fixed_create(g->ctx, &g->fixed[0], CUZK_GPU_G1, NULL)) != CUZK_OK ||
+        (st = cuzk_gpu_fixed_create(g->ctx, &g->fixed[1], CUZK_GPU_G2, NULL)) != CUZK_OK) {
+        fprintf(stderr, "gpu: device 0 unusable (%s%s%s); using the CPU\n", cuzk_strerror(st),
+                *cuzk_gpu_last_error() ? ": " : "", cuzk_gpu_last_error());
+        cli_gpu_close(g);
+        return NULL;
+    }
+    if (!quiet) {
+        cuzk_gpu_device_info info;
+        if (cuzk_gpu_get_device_info(0, &info) == CUZK_OK)
+            fprintf(stderr, "gpu: device 0, %s\n", info.name);
+    }
+    return g;
+}
+
+void cli_gpu_close(cli_gpu *g)
+{
+    if (!g) return;
+    cuzk_gpu_fixed_destroy(g->fixed[0]);
+    cuzk_gpu_fixed_destroy(g->fixed[1]);
+    cuzk_gpu_ctx_destroy(g->ctx);
+    free(g);
+}
+
+void cli_gpu_setup_hook(cli_gpu *g, cuzk_setup_opts *o)
+{
+    if (!g) return;
+    o->fixed_mul = gpu_fixed_mul;
+    o->fixed_mul_ctx = g;
+}
+
+#else /* built without CUDA */
+
+cli_gpu *cli_gpu_open(int quiet)
+{
+    if (!quiet) fprintf(stderr, "gpu: built without CUDA; using the CPU\n");
+    return NULL;
+}
+
+void cli_gpu_close(cli_gpu *g) { (void)g; }
+
+void cli_gpu_setup_hook(cli_gpu *g, cuzk_setup_opts *o)
+{
+    (void)g;
+    (void)o;
+}
+
+#endif
