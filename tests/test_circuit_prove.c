@@ -179,7 +179,7 @@ static void pce_rows(case_t *t)
         cuzk_pce_witness pw = {t->w, t->n_w, NULL, NULL};
         cuzk_fr *a = abc, *b = abc + rows_max, *cc = abc + 2 * rows_max;
         CHECK(cuzk_pce_eval(&pce[k], &pw, a, b, cc, THREADS, err) == CUZK_OK);
-        cuzk_groth16_rows r = {a, b, cc, pce[k].n_rows, k};
+        cuzk_groth16_rows r = {a, b, cc, pce[k].n_rows, k, 0};
         for (int keyk = 0; keyk < 2; keyk++) {
             const cuzk_groth16_pk *pk = keyk ? &bare : &t->pk;
             cuzk_status s = cuzk_groth16_prove_rows(&proof, pk, t->w, t->n_w, &r, THREADS, 0,
@@ -190,7 +190,7 @@ static void pce_rows(case_t *t)
                 CHECK(cuzk_groth16_verify(&pk->vk, &proof, t->w + 1, pk->n_public) == CUZK_OK);
         }
         /* without C: c = a o b row by row, as for a key without C */
-        cuzk_groth16_rows r_noc = {a, b, NULL, pce[k].n_rows, k};
+        cuzk_groth16_rows r_noc = {a, b, NULL, pce[k].n_rows, k, 0};
         CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r_noc, THREADS, 0, NULL,
                                       err) == CUZK_OK);
         /* rows that do not belong to the witness: never a proof */
@@ -200,16 +200,36 @@ static void pce_rows(case_t *t)
               CUZK_ERR_UNSATISFIED);
         a[1] = keep;
         /* a row count that is not the key's */
-        cuzk_groth16_rows r_short = {a, b, cc, pce[k].n_rows - 1, k};
+        cuzk_groth16_rows r_short = {a, b, cc, pce[k].n_rows - 1, k, 0};
         CHECK(cuzk_groth16_prove_rows(&proof, &t->pk, t->w, t->n_w, &r_short, THREADS, 0, NULL,
                                       err) == CUZK_ERR_INVALID_ARGUMENT);
         CHECK(err[0] != 0);
-        cuzk_groth16_rows r_null = {NULL, b, cc, pce[k].n_rows, k};
+        cuzk_groth16_rows r_null = {NULL, b, cc, pce[k].n_rows, k, 0};
         CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r_null, THREADS, 0, NULL,
                                       err) == CUZK_ERR_INVALID_ARGUMENT);
     }
     CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, NULL, THREADS, 0, NULL, err) ==
           CUZK_ERR_INVALID_ARGUMENT);
+    /* in place: the rows evaluated straight into domain-sized arrays */
+    {
+        size_t n = (size_t)1 << t->pk.log_domain;
+        cuzk_fr *big = malloc(3 * n * sizeof *big);
+        cuzk_pce_witness pw = {t->w, t->n_w, NULL, NULL};
+        CHECK(big && cuzk_pce_eval(&pce[0], &pw, big, big + n, big + 2 * n, THREADS, err) ==
+                         CUZK_OK);
+        if (big) {
+            cuzk_groth16_rows r = {big, big + n, big + 2 * n, pce[0].n_rows, 0, 1};
+            cuzk_status s = cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r, THREADS, 0,
+                                                    NULL, err);
+            CHECK_MSG(s == CUZK_OK, "%s: rows in place: %s", t->id, err);
+            if (s == CUZK_OK)
+                CHECK(cuzk_groth16_verify(&bare.vk, &proof, t->w + 1, bare.n_public) == CUZK_OK);
+            cuzk_groth16_rows r_noc = {big, big + n, NULL, pce[0].n_rows, 0, 1};
+            CHECK(cuzk_groth16_prove_rows(&proof, &bare, t->w, t->n_w, &r_noc, THREADS, 0, NULL,
+                                          err) == CUZK_ERR_INVALID_ARGUMENT);
+        }
+        free(big);
+    }
 out:
     free(abc);
     cuzk_pce_free(&pce[0]);

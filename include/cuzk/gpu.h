@@ -359,8 +359,8 @@ cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_inf
  * shares one field inversion among the points of a 128-thread block
  * (fixed.cuh says how).
  *
- * A multiplier owns its device memory (the table: G1 48 MiB, G2 96 MiB at
- * w = 16; plus two batch slots, ~0.5 GiB; cuzk_gpu_fixed_get_info), two CUDA
+ * A multiplier owns its device memory (the table: G1 624 MiB, G2 1.2 GiB at
+ * w = 20; plus two batch slots, ~0.6 GiB; cuzk_gpu_fixed_get_info), two CUDA
  * streams, and, from the first call that needs them, ~0.25 GiB of pinned
  * host staging buffers; none of it comes from the context's pool. It
  * belongs to the context it was made on, is used by one host thread at a
@@ -368,9 +368,12 @@ cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_inf
 
 typedef struct cuzk_gpu_fixed cuzk_gpu_fixed;
 
-/* The window of cuzk_gpu_fixed_create: 16 windows of 16 bits, a table of
- * 2^19 points (50 MB for G1, about the H200's L2). */
-#define CUZK_GPU_FIXED_WINDOW 16
+/* The window of cuzk_gpu_fixed_create: 13 windows of 20 bits, a table of
+ * 6.8e6 points. Measured on the H200 (cuzk-bench kernels --fixed 24
+ * [--fixed-w 20], commit 7d3effb): w = 16 (a 50 MB table, L2-sized) 101 M
+ * G1 / 35.8 M G2 points/s; w = 20 122 M / 43.2 M: the 3 fewer additions
+ * win; the random table reads outside L2 cost little. */
+#define CUZK_GPU_FIXED_WINDOW 20
 
 /* A multiplier for base (host, affine: cuzk_g1_affine or cuzk_g2_affine by
  * grp; NULL = the group's generator). base must be on the curve, in the

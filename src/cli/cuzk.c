@@ -228,16 +228,23 @@ int cmd_prove(int argc, char **argv)
                     pk.n_public + 1);
             goto out;
         }
-        size_t nr = pce.n_rows, has_c = (pce.flags & CUZK_PCE_HAS_C) != 0;
-        if (!(rows = malloc((2 + has_c) * nr * sizeof *rows))) {
-            fprintf(stderr, "cuzk: out of memory for %zu rows\n", nr);
+        /* The rows go straight into the prover's domain-sized arrays. */
+        size_t nr = pce.n_rows, n = (size_t)1 << pk.log_domain;
+        int has_c = (pce.flags & CUZK_PCE_HAS_C) != 0;
+        if (nr > n) {
+            fprintf(stderr, "cuzk: %s: %zu rows do not fit the key's domain 2^%u: another "
+                            "circuit?\n", pce_path, nr, pk.log_domain);
+            goto out;
+        }
+        if (!(rows = malloc(3 * n * sizeof *rows))) {
+            fprintf(stderr, "cuzk: out of memory for 3 x 2^%u rows\n", pk.log_domain);
             goto out;
         }
         cuzk_pce_witness pw = {w.w, w.n, NULL, NULL};
-        gr = (cuzk_groth16_rows){rows, rows + nr, has_c ? rows + 2 * nr : NULL, nr,
-                                 (pce.flags & CUZK_PCE_HAS_INPUT_ROWS) != 0};
-        if (cuzk_pce_eval(&pce, &pw, rows, rows + nr, has_c ? rows + 2 * nr : NULL, threads,
-                          err) != CUZK_OK) {
+        gr = (cuzk_groth16_rows){rows, rows + n, rows + 2 * n, nr,
+                                 (pce.flags & CUZK_PCE_HAS_INPUT_ROWS) != 0, 1};
+        if (!has_c) gr.c = NULL, gr.in_place = 0; /* c = a o b: the prover's own arrays */
+        if (cuzk_pce_eval(&pce, &pw, gr.a, gr.b, gr.c, threads, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s: %s\n", pce_path, err);
             goto out;
         }

@@ -174,10 +174,10 @@ static void copy_rows(cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, size_t n, const cuzk_g
                       const cuzk_fr *w, size_t n_inputs)
 {
     size_t m = r->n_rows;
-    memcpy(a, r->a, m * sizeof *a);
-    memcpy(b, r->b, m * sizeof *b);
-    if (r->c) memcpy(c, r->c, m * sizeof *c);
-    else
+    if (a != r->a) memcpy(a, r->a, m * sizeof *a);
+    if (b != r->b) memcpy(b, r->b, m * sizeof *b);
+    if (r->c && c != r->c) memcpy(c, r->c, m * sizeof *c);
+    else if (!r->c)
         for (size_t i = 0; i < m; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
     memset(a + m, 0, (n - m) * sizeof *a);
     memset(b + m, 0, (n - m) * sizeof *b);
@@ -207,7 +207,7 @@ static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuz
     size_t n = (size_t)1 << pk->log_domain, n_inputs = (size_t)pk->n_public + 1;
     if (rows) {
         size_t total = rows->n_rows + (rows->has_input_rows ? 0 : n_inputs);
-        if (!rows->a || !rows->b || total > n ||
+        if (!rows->a || !rows->b || (rows->in_place && !rows->c) || total > n ||
             (pk->m.n_rows && total != pk->m.n_rows)) {
             if (err)
                 snprintf(err, CUZK_ERRMSG_LEN,
@@ -229,7 +229,8 @@ static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuz
 
     cuzk_status s = CUZK_OK;
     cuzk_ntt_domain *d = NULL;
-    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    int in_place = rows && rows->in_place;
+    cuzk_fr *abc = in_place ? NULL : malloc(3 * n * sizeof *abc);
     cuzk_scalar *ws = malloc(pk->n_vars * sizeof *ws);
     cuzk_scalar *hs = malloc(n_h * sizeof *hs);
     cuzk_scalar *wsb = malloc((pk->n_b ? pk->n_b : 1) * sizeof *wsb); /* w of B's variables */
@@ -241,7 +242,7 @@ static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuz
                      pk->n_vars);
         goto out;
     }
-    if (!abc || !ws || !hs || !wsb) {
+    if ((!abc && !in_place) || !ws || !hs || !wsb) {
         s = CUZK_ERR_NO_MEMORY;
         set_err(err, "working memory", s);
         goto out;
@@ -250,7 +251,8 @@ static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuz
         set_err(err, "NTT domain", s);
         goto out;
     }
-    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    cuzk_fr *a = in_place ? rows->a : abc, *b = in_place ? rows->b : abc + n,
+           *c = in_place ? rows->c : abc + 2 * n;
 
     /* a, b, c */
     ts = now_ms();

@@ -211,7 +211,8 @@ static void check_group(const grp *g)
     if (st != CUZK_OK) return;
     cuzk_gpu_fixed_info info;
     CHECK(cuzk_gpu_fixed_get_info(f, &info) == CUZK_OK);
-    CHECK(info.window == CUZK_GPU_FIXED_WINDOW && info.windows == 16 && info.batch > 0);
+    CHECK(info.window == CUZK_GPU_FIXED_WINDOW &&
+          info.windows == (256 + CUZK_GPU_FIXED_WINDOW - 1) / CUZK_GPU_FIXED_WINDOW && info.batch > 0);
     printf("%s: w %u, %u windows, batch %zu, %zu threads, %d regs, %d B spills, %d blocks/SM,"
            " %.1f MB device (table %.1f MB)\n",
            g->name, info.window, info.windows, info.batch, info.threads, info.regs,
