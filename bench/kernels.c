@@ -38,7 +38,12 @@
  * G1 then G2, random scalars; device time (CUDA events), wall time with
  * pinned arrays and with pageable ones; 64 points per size checked against
  * the CPU; and the setup time at PoRep size (4.5e8 G1, 3.3e7 G2 points)
- * these rates give. */
+ * these rates give.
+ *
+ * --precompute: for each size a plain plan's row, then a precomputed
+ * plan's (CUZK_GPU_MSM_PRECOMPUTE, its own window size), with the table's
+ * device time ("tab ms"); "dev GB" is the whole plan's device memory and
+ * "gen ms" the host time to make it (with the table). */
 /* GPU NTT rows (after the field table; --ntt: only these): for 2^20, 2^24,
  * 2^26, 2^27 (--ntt-sizes) and each of the four transforms
  * (cuzk_gpu_ntt_time): random data resident on the device, each run on a
@@ -277,6 +282,7 @@ static double median_d(double *v, unsigned n)
 typedef struct {
     int g2;   /* 0: G1, 1: G2 */
     int bits; /* 0/1 scalars of density 1/2 (cuzk_gpu_g*_msm_bits) */
+    int pre;  /* also precomputed plans (a second row per size) */
 } msm_mode;
 
 /* sppark on the H200 (research/gpu-sota.md §1a, pinned scalars), ms; 0 if
@@ -368,13 +374,17 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
            " CUDA events.\n", gname,
            mode.bits ? "0/1 scalars (random bitmap, density 1/2)" : "random scalars < r",
            (bench_now_ns() - t0) * 1e-9, reps);
-    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s\n", "n",
+    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s%s\n", "n",
            "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
-           "sort", "accum", "reduce", "sppark", "target", "check");
+           "sort", "accum", "reduce", "sppark", "target", "check",
+           mode.pre ? "     plan    tab ms" : "");
     int rc = 0;
     float *stage = malloc((size_t)reps * 6 * sizeof *stage);
     double *wall = malloc((size_t)reps * sizeof *wall), *tmp = malloc((size_t)reps * sizeof *tmp);
-    for (unsigned li = 0; li < nl && stage && wall && tmp; li++) {
+    /* --precompute: rows (size, plain) then (size, precomputed). */
+    unsigned nk = mode.pre ? 2 : 1;
+    for (unsigned it = 0; it < nl * nk && stage && wall && tmp; it++) {
+        unsigned li = it / nk, flags = it % nk ? CUZK_GPU_MSM_PRECOMPUTE : 0;
         size_t n = (size_t)1 << lgs[li];
         cuzk_g2_affine bs[2]; /* room for either group */
         void *b0 = &bs[0], *b1 = (char *)bs + (mode.g2 ? sizeof(cuzk_g2_affine)
@@ -383,12 +393,12 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         rand_point(b1, mode.g2);
         cuzk_gpu_msm_plan *plan = NULL;
         double tg = bench_now_ns();
-        st = mode.g2 ? cuzk_gpu_g2_msm_plan_create_seq(ctx, &plan, n, c_forced, b0, b1)
-                     : cuzk_gpu_g1_msm_plan_create_seq(ctx, &plan, n, c_forced, b0, b1);
+        st = mode.g2 ? cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags)
+                     : cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
-            fprintf(stderr, "2^%u: plan: %s (%s)\n", lgs[li], cuzk_strerror(st),
-                    cuzk_gpu_last_error());
+            fprintf(stderr, "2^%u: %s plan: %s (%s)\n", lgs[li], flags ? "precomputed" : "plain",
+                    cuzk_strerror(st), cuzk_gpu_last_error());
             rc = 1;
             continue;
         }
@@ -442,11 +452,15 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         if (sp > 0) snprintf(sps, sizeof sps, "%.2fx", sp / med[0]);
         if (tgt > 0) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / tgt);
         unsigned c = cuzk_gpu_msm_plan_window(plan);
+        char kind[32] = "";
+        if (mode.pre)
+            snprintf(kind, sizeof kind, "%*s  %-6s %7.0f", ok ? 6 : 0, "", flags ? "pre" : "plain",
+                     cuzk_gpu_msm_plan_table_ms(plan));
         printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
-               " %7s %7s  %s\n",
+               " %7s %7s  %s%s\n",
                lgs[li], c, (255 + c - 1) / c, cuzk_gpu_msm_plan_device_bytes(plan) / 1e9, tg, mw,
                med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], sps, tgs,
-               ok ? "ok" : "MISMATCH");
+               ok ? "ok" : "MISMATCH", kind);
         fflush(stdout);
         if (!ok) rc = 1;
         cuzk_gpu_msm_plan_destroy(plan);
@@ -792,11 +806,12 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
-            "  --msm 20,24,26 [--g2] [--bits] [--msm-reps R] [--msm-c C]: MSM rows instead\n"
-            "  (sizes as log2; G1, or G2 with --g2; random scalars, or 0/1 scalars of density\n"
-            "  1/2 with --bits; R default 5; C forces the window size).\n"
+            "  --msm 20,24,26 [--g2] [--bits] [--precompute] [--msm-reps R] [--msm-c C]: MSM\n"
+            "  rows instead (sizes as log2; G1, or G2 with --g2; random scalars, or 0/1 scalars\n"
+            "  of density 1/2 with --bits; R default 5; C forces the window size;\n"
+            "  --precompute adds a precomputed plan's row after each plain one).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
-            "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 16).\n"
+            "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n");
 }
@@ -808,7 +823,7 @@ int bench_kernels(int argc, char **argv)
     int sweep = 0, device = 0, calibrate = 0;
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
-    msm_mode mmode = {0, 0};
+    msm_mode mmode = {0, 0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
     int ntt_nsizes = 4;
@@ -834,6 +849,7 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--fixed-w")) { fixed_w = (unsigned)atoi(v); i++; }
         else if (!strcmp(argv[i], "--g2")) mmode.g2 = 1;
         else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
+        else if (!strcmp(argv[i], "--precompute")) mmode.pre = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
         else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;

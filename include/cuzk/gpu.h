@@ -180,6 +180,30 @@ typedef struct {
  * msm.cu; the same for both groups). */
 unsigned cuzk_gpu_msm_window(size_t n);
 
+/* Plan options, the flags of the _ex functions below.
+ *
+ * CUZK_GPU_MSM_PRECOMPUTE: the plan also holds T[w][i] = [2^(c w)] P_i for
+ * every window w (the bases of a proving key never change), made on the
+ * device when the plan is made. Every window's digit of scalar i then
+ * indexes the same 2^(c-1) buckets with point T[w][i], so there is one
+ * window's buckets to reduce instead of W, no doublings between windows,
+ * and room for a larger window (fewer windows, fewer additions):
+ * cuzk_gpu_msm_window_ex gives c = 22 (12 windows) at 2^24 points, c = 24
+ * (11 windows) at 2^26; c <= 24. The cost: W n affine points of device
+ * memory for the table (W = ceil(255 / c); 2^26 G1 points at c = 24:
+ * 71 GB, ~88 GB for the whole plan against ~28 GB for a plain one), and c
+ * doublings per table point to make it (cuzk_gpu_msm_plan_table_ms;
+ * estimated 6-8 s at 2^26 on an H200). When it does not fit the device (or
+ * W n > 2^31), the _ex functions return CUZK_ERR_NO_MEMORY with nothing left
+ * allocated: make a plain plan instead. All else is as for a plain plan:
+ * the same results, prefixes, and the _bits functions (over T[0], the
+ * points). */
+#define CUZK_GPU_MSM_PRECOMPUTE 1u
+
+/* cuzk_gpu_msm_window, or with CUZK_GPU_MSM_PRECOMPUTE in flags the window
+ * size of a precomputed plan for n points. */
+unsigned cuzk_gpu_msm_window_ex(size_t n, unsigned flags);
+
 /* Makes a plan for points[0..n) (host memory, copied; 1 <= n <= 2^31) with
  * window size c (8..23; 0 = cuzk_gpu_msm_window(n)). *plan is set on
  * success only. Synchronous. CUZK_ERR_NO_MEMORY if the device is too small. */
@@ -187,6 +211,16 @@ cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **p
                                         const cuzk_g1_affine *points, size_t n, unsigned c);
 cuzk_status cuzk_gpu_g2_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                         const cuzk_g2_affine *points, size_t n, unsigned c);
+
+/* The same with options (flags: 0, or CUZK_GPU_MSM_PRECOMPUTE; other bits
+ * are CUZK_ERR_INVALID_ARGUMENT). A precomputed plan takes c in 8..24
+ * (0 = cuzk_gpu_msm_window_ex(n, flags)). */
+cuzk_status cuzk_gpu_g1_msm_plan_create_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                           const cuzk_g1_affine *points, size_t n, unsigned c,
+                                           unsigned flags);
+cuzk_status cuzk_gpu_g2_msm_plan_create_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                           const cuzk_g2_affine *points, size_t n, unsigned c,
+                                           unsigned flags);
 
 /* For benchmarks: a plan whose points P_j = base + j step (j < n) are made
  * on the device (~40 multiplications per point). base and step must not be
@@ -199,12 +233,22 @@ cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan
 cuzk_status cuzk_gpu_g2_msm_plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                             size_t n, unsigned c, const cuzk_g2_affine *base,
                                             const cuzk_g2_affine *step);
+cuzk_status cuzk_gpu_g1_msm_plan_create_seq_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                               size_t n, unsigned c, const cuzk_g1_affine *base,
+                                               const cuzk_g1_affine *step, unsigned flags);
+cuzk_status cuzk_gpu_g2_msm_plan_create_seq_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                               size_t n, unsigned c, const cuzk_g2_affine *base,
+                                               const cuzk_g2_affine *step, unsigned flags);
 
 /* Waits for the context's stream, then frees the plan. NULL is a no-op. */
 void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *plan);
 
 unsigned cuzk_gpu_msm_plan_window(const cuzk_gpu_msm_plan *plan);
 size_t cuzk_gpu_msm_plan_device_bytes(const cuzk_gpu_msm_plan *plan);
+/* The plan's flags (CUZK_GPU_MSM_PRECOMPUTE), and the device time it took
+ * to make the precomputed table, ms (0 for a plain plan). */
+unsigned cuzk_gpu_msm_plan_flags(const cuzk_gpu_msm_plan *plan);
+float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
 
 /* *r = sum_{i<n} [scalars[i]] P_i over the plan's first n points
  * (n <= the plan's size; n = 0 gives infinity). scalars may be device

@@ -155,6 +155,15 @@ __global__ void msm_gen_kernel(ec_aff<F> base, ec_aff<F> step, size_t n, size_t 
     msm_gen_thread<F>(base, step, n, off, nthreads, points, tmp, t);
 }
 
+template <class F>
+__global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_t n, size_t off,
+                                 size_t nthreads, uint4 *tmp)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_table_thread<F>(src, dst, c, n, off, nthreads, tmp, t);
+}
+
 /* ----------------------------------------------------------------- plan -- */
 
 enum { EV_START, EV_UPLOAD, EV_DIGITS, EV_SORT, EV_ACC, EV_REDUCE, EV_COUNT };
@@ -164,23 +173,31 @@ struct cuzk_gpu_msm_plan {
     cuzk_gpu_group group;
     size_t aff_bytes, xyzz_bytes; /* sizes of one point (G1 96/192, G2 192/384) */
     size_t n;              /* points */
+    unsigned flags;        /* CUZK_GPU_MSM_PRECOMPUTE: points holds the table */
     msm_geom g;
+    msm_geom rg;           /* the reduction's windows: g, or a precomputed
+                              plan's virtual windows (msm.cuh) */
+    float table_ms;        /* device time of the table (precomputed plans) */
     size_t nchunks_max;    /* accumulation chunks for n points */
     void *mem;             /* the one device allocation; the arrays below lie in it */
     size_t mem_bytes;
-    uint4 *points;         /* n affine points */
+    uint4 *points;         /* n affine points; a precomputed plan: nwin n, the
+                              table T[w][i] at w n + i (T[0]: the points) */
     uint8_t *inf;          /* n flags */
     uint64_t *live;        /* ceil(n / 64) words: bit i = point i is not infinity */
     uint4 *scalars;        /* n scalars (staging for host input; also bitmaps) */
     uint32_t *keys[2], *vals[2]; /* nwin n each: sort input/output buffers */
     void *sort_tmp;
     size_t sort_tmp_bytes;
-    uint4 *buckets;        /* nwin nb XYZZ */
+    uint4 *buckets;        /* nwin nb XYZZ (precomputed: nb) */
     uint4 *pieces;         /* 2 nchunks_max XYZZ (also the bitmap sum's partials) */
-    uint4 *seg;            /* 2 nwin t1 XYZZ */
+    uint4 *seg;            /* 2 nwin t1 XYZZ (of rg, as tree and win) */
     uint4 *tree;           /* 3 nwin t2 XYZZ */
     uint4 *win;            /* nwin XYZZ */
-    void *win_host;        /* pinned, max(nwin, MSM_HOST_SUMS) XYZZ */
+    void *win_host;        /* pinned, max(nwin, MSM_HOST_SUMS) XYZZ (precomputed:
+                              2 rg.nwin: the S_v, then the U_v) */
+    void *scratch;         /* keys[0] .. win: free while the plan is made */
+    size_t scratch_bytes;
     cudaEvent_t ev[EV_COUNT];
     cuzk_gpu_msm_timing last;
 };
@@ -215,37 +232,36 @@ static unsigned msm_choose_c(size_t n)
     return bc;
 }
 
-static unsigned lg2(size_t x)
-{
-    unsigned l = 0;
-    while (((size_t)1 << l) < x) l++;
-    return l;
-}
+/* Precomputed plans: the accumulation does nwin n mixed additions as above,
+ * but there is one set of 2^(c-1) buckets to reduce, whatever nwin, at the
+ * measured 3.2 units a bucket. So c grows until the reduction outweighs the
+ * windows it saves: 2^26 points -> c = 24 (11 windows: 7.38e8 + 2.7e7
+ * units, against 8.05e8 + 6.7e6 at c = 22), 2^24 -> 22 (12 windows),
+ * 2^20 -> 20 (13), 2^16 -> 16 (16). By this model the precomputed MSM costs
+ * 0.87x the plain one at 2^24-2^26 (0.84x at 2^20). c stops at 24: the
+ * digit reader takes c + 1 <= 25 bits, and c = 25 keeps 11 windows. Fewer
+ * windows also mean a smaller table (nwin n points) and fewer key bits to
+ * sort (c = 24 against 25 bits for a plain plan at 2^26). */
+#define MSM_PRE_C_MAX 24u
 
-static void msm_geom_init(msm_geom *g, unsigned c)
+static unsigned msm_choose_c_pre(size_t n)
 {
-    g->c = c;
-    g->nwin = (255 + c - 1) / c;
-    g->nb = 1u << (c - 1);
-    g->sentinel = g->nwin * g->nb;
-    g->keybits = lg2((size_t)g->sentinel + 1);
-    /* Level 1: at most 2^13 segments per window (x 12 windows: ~2 waves of
-     * the H200 at ~380 resident threads per SM), at least 16 buckets per
-     * segment when there are that many. Level 2: up to 256 threads per
-     * window, each taking s2 <= 32 segments (its serial work, ~3 s2 XYZZ
-     * additions, runs on 12-32 SMs only, so it is kept short). */
-    uint32_t s1 = g->nb >> 13;
-    uint32_t mn = g->nb < 16 ? g->nb : 16;
-    if (s1 < mn) s1 = mn;
-    g->s1 = s1;
-    g->t1 = g->nb / s1;
-    g->t2 = g->t1 < 256 ? g->t1 : 256;
-    g->s2 = g->t1 / g->t2;
-    g->lg_s1 = lg2(g->s1);
-    g->lg_s2 = lg2(g->s2);
+    double best = -1;
+    unsigned bc = 8;
+    for (unsigned c = 8; c <= MSM_PRE_C_MAX; c++) {
+        double W = (double)((255 + c - 1) / c), nb = (double)((size_t)1 << (c - 1));
+        double cost = W * (double)n + 3.2 * nb;
+        if (best < 0 || cost < best) best = cost, bc = c;
+    }
+    return bc;
 }
 
 extern "C" unsigned cuzk_gpu_msm_window(size_t n) { return msm_choose_c(n); }
+
+extern "C" unsigned cuzk_gpu_msm_window_ex(size_t n, unsigned flags)
+{
+    return flags & CUZK_GPU_MSM_PRECOMPUTE ? msm_choose_c_pre(n) : msm_choose_c(n);
+}
 
 static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
@@ -263,16 +279,27 @@ extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
     free(p);
 }
 
-/* Allocates a plan for n points of group grp (uninitialised points). */
+/* Allocates a plan for n points of group grp (uninitialised points; a
+ * precomputed plan: uninitialised table). */
 static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_gpu_group grp,
-                              size_t n, unsigned c)
+                              size_t n, unsigned c, unsigned flags)
 {
-    if (!ctx || !out || n == 0 || n > ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARGUMENT;
-    if (c == 0) c = msm_choose_c(n);
-    if (c < 8 || c > 23) return CUZK_ERR_INVALID_ARGUMENT;
-    msm_geom g;
-    msm_geom_init(&g, c);
+    if (!ctx || !out || n == 0 || n > ((size_t)1 << 31) || (flags & ~CUZK_GPU_MSM_PRECOMPUTE))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    int pre = (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
+    if (c == 0) c = pre ? msm_choose_c_pre(n) : msm_choose_c(n);
+    if (c < 8 || c > (pre ? MSM_PRE_C_MAX : 23)) return CUZK_ERR_INVALID_ARGUMENT;
+    msm_geom g, rg;
+    if (pre) {
+        msm_geom_init_pre(&g, &rg, c, n, MSM_PRE_VBITS);
+    } else {
+        msm_geom_init(&g, c);
+        rg = g;
+    }
     size_t m = (size_t)g.nwin * n;
+    /* A table entry's index takes 31 bits of a sort value: nwin n <= 2^31
+     * (2^31 G1 points are 206 GB, more than any device holds). */
+    if (pre && m > ((size_t)1 << 31)) return CUZK_ERR_NO_MEMORY;
     if (m > 0xffffffffull - MSM_CHUNK) return CUZK_ERR_INVALID_ARGUMENT;
     CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
 
@@ -283,7 +310,9 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     p->aff_bytes = grp == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
     p->xyzz_bytes = grp == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
     p->n = n;
+    p->flags = flags;
     p->g = g;
+    p->rg = rg;
     p->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
 
     cuzk_status st = CUZK_OK;
@@ -303,19 +332,20 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     }
     size_t X = p->xyzz_bytes;
     size_t sz[12] = {
-        n * p->aff_bytes,                    /* points */
+        (pre ? m : n) * p->aff_bytes,        /* points (or table) */
         n,                                   /* inf */
         n * 32,                              /* scalars */
         m * 4, m * 4, m * 4, m * 4,          /* keys, vals x2 */
         p->sort_tmp_bytes,
-        (size_t)g.nwin * g.nb * X,           /* buckets */
+        (size_t)rg.nwin * rg.nb * X,         /* buckets */
         2 * p->nchunks_max * X,              /* pieces */
-        ((size_t)2 * g.nwin * g.t1 + (size_t)3 * g.nwin * g.t2 + g.nwin) * X, /* seg, tree, win */
+        ((size_t)2 * rg.nwin * rg.t1 + (size_t)3 * rg.nwin * rg.t2 + rg.nwin) * X, /* seg, tree, win */
         (n + 63) / 64 * 8                    /* live */
     };
     size_t off[12], total = 0;
     for (int i = 0; i < 12; i++) off[i] = total, total += align256(sz[i]);
-    size_t nhost = g.nwin > MSM_HOST_SUMS ? g.nwin : MSM_HOST_SUMS;
+    size_t nhost = pre ? 2 * (size_t)rg.nwin : g.nwin;
+    if (nhost < MSM_HOST_SUMS) nhost = MSM_HOST_SUMS;
     if (e == cudaSuccess) e = cudaMalloc(&p->mem, total);
     if (e == cudaSuccess) e = cudaMallocHost(&p->win_host, nhost * X);
     for (int i = 0; i < EV_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&p->ev[i]);
@@ -338,8 +368,10 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     p->pieces = (uint4 *)(b + off[9]);
     p->seg = (uint4 *)(b + off[10]);
     p->live = (uint64_t *)(b + off[11]);
-    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * g.nwin * g.t1 * X);
-    p->win = (uint4 *)((char *)p->tree + (size_t)3 * g.nwin * g.t2 * X);
+    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * rg.nwin * rg.t1 * X);
+    p->win = (uint4 *)((char *)p->tree + (size_t)3 * rg.nwin * rg.t2 * X);
+    p->scratch = b + off[3];
+    p->scratch_bytes = off[11] - off[3];
     *out = p;
     return CUZK_OK;
 }
@@ -349,9 +381,55 @@ static unsigned blocks_for(size_t threads, unsigned block)
     return (unsigned)((threads + block - 1) / block);
 }
 
-/* Marks the points at infinity (inf, live); then waits for the stream. */
+/* A precomputed plan's table T[1 .. nwin) from T[0] (the points): nwin - 1
+ * steps of c doublings a point (msm_table_thread), each step one launch per
+ * batch of points (the temporary, 3 field elements a point, lies in the
+ * plan's scratch: 16 nwin n bytes or more, so G1 steps take 1 launch, G2
+ * steps 1-2). Records its device time in table_ms.
+ * Estimate (not yet measured) from the field rates of docs/perf.md (Fp mul
+ * 26.4, sqr 32.5 G/s): a point step costs ~(c - 1) 9 + 32 Fp products (the
+ * thread's inversion shared by MSM_TAB_K points), 8.5 ns of the chip at
+ * c = 24, so 2^26 G1 points at c = 24 (10 steps) take 5.7 s at the field
+ * kernels' rate, ~6-8 s in practice; 2^24 at c = 22 ~1.5-2 s; G2 ~2.7x
+ * per point. */
+template <class F>
+static cuzk_status plan_table(cuzk_gpu_msm_plan *p)
+{
+    constexpr size_t A = ec_aff<F>::U4, E = F::U4 * sizeof(uint4);
+    cudaStream_t s = p->ctx->stream;
+    size_t n = p->n;
+    /* Threads per launch: every point of the batch needs its 3 E bytes. The
+     * scratch holds the buckets, >= 128 XYZZ points, so at least one thread
+     * of MSM_TAB_K points fits. */
+    size_t nthreads = (n + MSM_TAB_K - 1) / MSM_TAB_K;
+    size_t fit = p->scratch_bytes / (3 * E) / MSM_TAB_K;
+    if (nthreads > fit) nthreads = fit;
+    if (nthreads == 0) return CUZK_ERR_NO_MEMORY; /* cannot happen: see above */
+    size_t batch = nthreads * MSM_TAB_K;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    for (unsigned w = 1; w < p->g.nwin; w++) {
+        const uint4 *src = p->points + (size_t)(w - 1) * n * A;
+        uint4 *dst = p->points + (size_t)w * n * A;
+        for (size_t off = 0; off < n; off += batch) {
+            msm_table_kernel<F><<<blocks_for(nthreads, 128), 128, 0, s>>>(
+                src, dst, p->g.c, n, off, nthreads, (uint4 *)p->scratch);
+            CUZK_CUDA_TRY_LAUNCH();
+        }
+    }
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(cudaEventSynchronize(p->ev[EV_REDUCE]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&p->table_ms, p->ev[EV_START], p->ev[EV_REDUCE]));
+    return CUZK_OK;
+}
+
+/* Marks the points at infinity (inf, live) and makes a precomputed plan's
+ * table; then waits for the stream. */
 static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
 {
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
+        cuzk_status st = p->group == CUZK_GPU_G1 ? plan_table<EcFp>(p) : plan_table<EcFp2>(p);
+        if (st != CUZK_OK) return st;
+    }
     size_t nw = (p->n + 63) / 64;
     if (p->group == CUZK_GPU_G1)
         msm_inf_kernel<EcFp><<<blocks_for(p->n, 256), 256, 0, p->ctx->stream>>>(p->points, p->n,
@@ -367,11 +445,11 @@ static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
 }
 
 static cuzk_status plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan, cuzk_gpu_group grp,
-                               const void *points, size_t n, unsigned c)
+                               const void *points, size_t n, unsigned c, unsigned flags)
 {
     if (!points || !plan) return CUZK_ERR_INVALID_ARGUMENT;
     cuzk_gpu_msm_plan *p = NULL;
-    cuzk_status st = plan_alloc(ctx, &p, grp, n, c);
+    cuzk_status st = plan_alloc(ctx, &p, grp, n, c, flags);
     if (st != CUZK_OK) return st;
     cudaError_t e = cudaMemcpyAsync(p->points, points, n * p->aff_bytes, cudaMemcpyHostToDevice,
                                     ctx->stream);
@@ -389,14 +467,28 @@ extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_m
                                                    const cuzk_g1_affine *points, size_t n,
                                                    unsigned c)
 {
-    return plan_create(ctx, plan, CUZK_GPU_G1, points, n, c);
+    return plan_create(ctx, plan, CUZK_GPU_G1, points, n, c, 0);
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                                      const cuzk_g1_affine *points, size_t n,
+                                                      unsigned c, unsigned flags)
+{
+    return plan_create(ctx, plan, CUZK_GPU_G1, points, n, c, flags);
 }
 
 extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                                    const cuzk_g2_affine *points, size_t n,
                                                    unsigned c)
 {
-    return plan_create(ctx, plan, CUZK_GPU_G2, points, n, c);
+    return plan_create(ctx, plan, CUZK_GPU_G2, points, n, c, 0);
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
+                                                      const cuzk_g2_affine *points, size_t n,
+                                                      unsigned c, unsigned flags)
+{
+    return plan_create(ctx, plan, CUZK_GPU_G2, points, n, c, flags);
 }
 
 /* Points per generation batch: bounds the temporary (3 field elements a
@@ -406,10 +498,10 @@ extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create(cuzk_gpu_ctx *ctx, cuzk_gpu_m
 template <class F>
 static cuzk_status plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
                                    cuzk_gpu_group grp, size_t n, unsigned c, const void *base,
-                                   const void *step)
+                                   const void *step, unsigned flags)
 {
     cuzk_gpu_msm_plan *p = NULL;
-    cuzk_status st = plan_alloc(ctx, &p, grp, n, c);
+    cuzk_status st = plan_alloc(ctx, &p, grp, n, c, flags);
     if (st != CUZK_OK) return st;
     ec_aff<F> b, s;
     memcpy(&b, base, sizeof b);
@@ -438,14 +530,34 @@ static cuzk_status plan_create_seq(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **plan,
     return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq_ex(cuzk_gpu_ctx *ctx,
+                                                          cuzk_gpu_msm_plan **plan, size_t n,
+                                                          unsigned c, const cuzk_g1_affine *base,
+                                                          const cuzk_g1_affine *step,
+                                                          unsigned flags)
+{
+    if (!plan || !base || !step || cuzk_g1_affine_is_inf(base) || cuzk_g1_affine_is_inf(step))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    return plan_create_seq<EcFp>(ctx, plan, CUZK_GPU_G1, n, c, base, step, flags);
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create_seq_ex(cuzk_gpu_ctx *ctx,
+                                                          cuzk_gpu_msm_plan **plan, size_t n,
+                                                          unsigned c, const cuzk_g2_affine *base,
+                                                          const cuzk_g2_affine *step,
+                                                          unsigned flags)
+{
+    if (!plan || !base || !step || cuzk_g2_affine_is_inf(base) || cuzk_g2_affine_is_inf(step))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    return plan_create_seq<EcFp2>(ctx, plan, CUZK_GPU_G2, n, c, base, step, flags);
+}
+
 extern "C" cuzk_status cuzk_gpu_g1_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
                                                        cuzk_gpu_msm_plan **plan, size_t n,
                                                        unsigned c, const cuzk_g1_affine *base,
                                                        const cuzk_g1_affine *step)
 {
-    if (!plan || !base || !step || cuzk_g1_affine_is_inf(base) || cuzk_g1_affine_is_inf(step))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    return plan_create_seq<EcFp>(ctx, plan, CUZK_GPU_G1, n, c, base, step);
+    return cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, plan, n, c, base, step, 0);
 }
 
 extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
@@ -453,9 +565,7 @@ extern "C" cuzk_status cuzk_gpu_g2_msm_plan_create_seq(cuzk_gpu_ctx *ctx,
                                                        unsigned c, const cuzk_g2_affine *base,
                                                        const cuzk_g2_affine *step)
 {
-    if (!plan || !base || !step || cuzk_g2_affine_is_inf(base) || cuzk_g2_affine_is_inf(step))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    return plan_create_seq<EcFp2>(ctx, plan, CUZK_GPU_G2, n, c, base, step);
+    return cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, plan, n, c, base, step, 0);
 }
 
 extern "C" unsigned cuzk_gpu_msm_plan_window(const cuzk_gpu_msm_plan *p)
@@ -466,6 +576,16 @@ extern "C" unsigned cuzk_gpu_msm_plan_window(const cuzk_gpu_msm_plan *p)
 extern "C" size_t cuzk_gpu_msm_plan_device_bytes(const cuzk_gpu_msm_plan *p)
 {
     return p ? p->mem_bytes : 0;
+}
+
+extern "C" unsigned cuzk_gpu_msm_plan_flags(const cuzk_gpu_msm_plan *p)
+{
+    return p ? p->flags : 0;
+}
+
+extern "C" float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *p)
+{
+    return p ? p->table_ms : 0;
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
@@ -494,11 +614,12 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, const void **src, size_t by
     return CUZK_OK;
 }
 
-/* The device stages of an MSM; the window sums end up in p->win_host. */
+/* The device stages of an MSM; the window sums end up in p->win_host (a
+ * precomputed plan: the virtual windows' S_v, then their U_v). */
 template <class F>
 static cuzk_status msm_run(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, size_t n)
 {
-    const msm_geom &g = p->g;
+    const msm_geom &g = p->g, &rg = p->rg;
     cudaStream_t s = p->ctx->stream;
     const void *src = scalars;
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
@@ -510,7 +631,7 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, siz
     msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
                                                          (uint32_t)n, p->keys[0], p->vals[0]);
     CUZK_CUDA_TRY_LAUNCH();
-    size_t nbuckets = (size_t)g.nwin * g.nb;
+    size_t nbuckets = (size_t)rg.nwin * rg.nb;
     msm_clear_kernel<F><<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_DIGITS], s));
@@ -537,15 +658,20 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, siz
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
 
-    size_t nseg = (size_t)g.nwin * g.t1;
-    msm_reduce1_kernel<F><<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(g, p->buckets,
+    size_t nseg = (size_t)rg.nwin * rg.t1;
+    msm_reduce1_kernel<F><<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(rg, p->buckets,
                                                                                     p->seg);
     CUZK_CUDA_TRY_LAUNCH();
-    msm_reduce2_kernel<F><<<g.nwin, g.t2, 0, s>>>(g, p->seg, p->tree, p->win);
+    msm_reduce2_kernel<F><<<rg.nwin, rg.t2, 0, s>>>(rg, p->seg, p->tree, p->win);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, p->win, g.nwin * p->xyzz_bytes,
+    CUZK_CUDA_TRY(cudaMemcpyAsync(p->win_host, p->win, rg.nwin * p->xyzz_bytes,
                                   cudaMemcpyDeviceToHost, s));
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) /* U_v: the third point of tree node (v, 0) */
+        CUZK_CUDA_TRY(cudaMemcpy2DAsync((char *)p->win_host + rg.nwin * p->xyzz_bytes,
+                                        p->xyzz_bytes, (char *)p->tree + 2 * p->xyzz_bytes,
+                                        3 * (size_t)rg.t2 * p->xyzz_bytes, p->xyzz_bytes,
+                                        rg.nwin, cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_TRY(cudaStreamSynchronize(s));
 
     float ms[EV_COUNT];
@@ -570,6 +696,43 @@ static cuzk_status msm_check(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p, cuzk_gpu_g
     return CUZK_OK;
 }
 
+/* A precomputed plan's result from its V virtual windows of nbv buckets:
+ * sum_v S_v + nbv sum_v v U_v, the last sum by running sums from the top
+ * (2 V additions), then lg nbv doublings. */
+static void g1_pre_result(const cuzk_gpu_msm_plan *p, cuzk_g1_jac *r)
+{
+    const cuzk_g1_xyzz *sv = (const cuzk_g1_xyzz *)p->win_host, *uv = sv + p->rg.nwin;
+    cuzk_g1_xyzz acc, run, tot;
+    cuzk_g1_xyzz_set_inf(&acc);
+    cuzk_g1_xyzz_set_inf(&run);
+    cuzk_g1_xyzz_set_inf(&tot);
+    for (unsigned v = p->rg.nwin; v-- > 1;) {
+        cuzk_g1_xyzz_add(&run, &run, &uv[v]);
+        cuzk_g1_xyzz_add(&tot, &tot, &run);
+    }
+    for (unsigned i = 0; i + 1 < p->rg.c; i++) cuzk_g1_xyzz_dbl(&tot, &tot);
+    for (unsigned v = 0; v < p->rg.nwin; v++) cuzk_g1_xyzz_add(&acc, &acc, &sv[v]);
+    cuzk_g1_xyzz_add(&acc, &acc, &tot);
+    cuzk_g1_xyzz_to_jac(r, &acc);
+}
+
+static void g2_pre_result(const cuzk_gpu_msm_plan *p, cuzk_g2_jac *r)
+{
+    const cuzk_g2_xyzz *sv = (const cuzk_g2_xyzz *)p->win_host, *uv = sv + p->rg.nwin;
+    cuzk_g2_xyzz acc, run, tot;
+    cuzk_g2_xyzz_set_inf(&acc);
+    cuzk_g2_xyzz_set_inf(&run);
+    cuzk_g2_xyzz_set_inf(&tot);
+    for (unsigned v = p->rg.nwin; v-- > 1;) {
+        cuzk_g2_xyzz_add(&run, &run, &uv[v]);
+        cuzk_g2_xyzz_add(&tot, &tot, &run);
+    }
+    for (unsigned i = 0; i + 1 < p->rg.c; i++) cuzk_g2_xyzz_dbl(&tot, &tot);
+    for (unsigned v = 0; v < p->rg.nwin; v++) cuzk_g2_xyzz_add(&acc, &acc, &sv[v]);
+    cuzk_g2_xyzz_add(&acc, &acc, &tot);
+    cuzk_g2_xyzz_to_jac(r, &acc);
+}
+
 extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                        const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
 {
@@ -578,6 +741,10 @@ extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
     cuzk_g1_jac_set_inf(r);
     if (n == 0) return CUZK_OK;
     if ((st = msm_run<EcFp>(p, scalars, n)) != CUZK_OK) return st;
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
+        g1_pre_result(p, r);
+        return CUZK_OK;
+    }
     /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
     const cuzk_g1_xyzz *win = (const cuzk_g1_xyzz *)p->win_host;
     cuzk_g1_jac acc, t;
@@ -600,6 +767,10 @@ extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
     cuzk_g2_jac_set_inf(r);
     if (n == 0) return CUZK_OK;
     if ((st = msm_run<EcFp2>(p, scalars, n)) != CUZK_OK) return st;
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
+        g2_pre_result(p, r);
+        return CUZK_OK;
+    }
     const cuzk_g2_xyzz *win = (const cuzk_g2_xyzz *)p->win_host;
     cuzk_g2_jac acc, t;
     cuzk_g2_jac_set_inf(&acc);

@@ -30,6 +30,20 @@
  *               block per window whose t2 threads take s2 segments each and
  *               finish with a tree (see msm_reduce2_*).
  *  6. the host adds the W window sums with c doublings between them.
+ *
+ * Precomputed plans (CUZK_GPU_MSM_PRECOMPUTE) also hold the table
+ * T[w][i] = [2^(c w)] P_i for every window w, at w N + i (N the plan's size;
+ * T[0] = the points), made once by msm_table_thread. As
+ * sum_w d_w 2^(c w) P_i = sum_w d_w T[w][i], every window's digit can index
+ * the same nb buckets: entry (w, i) gets key |d| - 1 and value
+ * (w N + i) | sign << 31, the sentinel is nb (msm_geom: wkey = 0,
+ * wval = N), and there is one window's buckets to reduce, with no doublings
+ * between windows. Stages 2-4 are unchanged. The reduction (5) cuts the nb
+ * buckets into V virtual windows of nbv = nb / V buckets, reduced as the
+ * plain windows are (as many threads); with S_v the weighted sum of virtual
+ * window v and U_v the sum of its buckets (the root of its level-2 tree):
+ *   S = sum_{j <= nb} j B_j = sum_v S_v + nbv sum_v v U_v,
+ * which the host forms (6).
  */
 #ifndef CUZK_GPU_MSM_CUH
 #define CUZK_GPU_MSM_CUH
@@ -56,7 +70,70 @@ struct msm_geom {
     uint32_t s1, t1;    /* level 1: buckets per segment, segments per window */
     uint32_t s2, t2;    /* level 2: segments per thread, threads per window */
     unsigned lg_s1, lg_s2;
+    /* Entry (w, i) gets key w wkey + |d| - 1 and value w wval + i (with the
+     * sign bit): nb and 0, or for a precomputed table 0 and the plan's size. */
+    uint32_t wkey, wval;
 };
+
+/* ---------------------------------------------------------- geometry --
+ * Host functions (msm.cu, and the host emulation test). */
+
+static inline unsigned msm_lg2(size_t x)
+{
+    unsigned l = 0;
+    while (((size_t)1 << l) < x) l++;
+    return l;
+}
+
+static inline void msm_geom_init(msm_geom *g, unsigned c)
+{
+    g->c = c;
+    g->nwin = (255 + c - 1) / c;
+    g->nb = 1u << (c - 1);
+    g->sentinel = g->nwin * g->nb;
+    g->keybits = msm_lg2((size_t)g->sentinel + 1);
+    /* Level 1: at most 2^13 segments per window (x 12 windows: ~2 waves of
+     * the H200 at ~380 resident threads per SM), at least 16 buckets per
+     * segment when there are that many. Level 2: up to 256 threads per
+     * window, each taking s2 <= 32 segments (its serial work, ~3 s2 XYZZ
+     * additions, runs on 12-32 SMs only, so it is kept short). */
+    uint32_t s1 = g->nb >> 13;
+    uint32_t mn = g->nb < 16 ? g->nb : 16;
+    if (s1 < mn) s1 = mn;
+    g->s1 = s1;
+    g->t1 = g->nb / s1;
+    g->t2 = g->t1 < 256 ? g->t1 : 256;
+    g->s2 = g->t1 / g->t2;
+    g->lg_s1 = msm_lg2(g->s1);
+    g->lg_s2 = msm_lg2(g->s2);
+    g->wkey = g->nb;
+    g->wval = 0;
+}
+
+/* Virtual windows of a precomputed plan's reduction: at most 2^MSM_PRE_VBITS
+ * buckets each, so each has the plain reduction's shape at c = 18 (2^13
+ * segments of 16 buckets; level 2: 256 threads x 32 segments), and the
+ * 2^21 buckets of c = 22 make 16 of them: 2^17 level-1 threads, as the
+ * plain reduction of 12 windows has ~2^17. Not yet measured. */
+#define MSM_PRE_VBITS 17u
+
+/* A precomputed plan of N points, window size c: g for the digits, the sort
+ * and the accumulation (one set of nb buckets), rg for the reduction (the
+ * same buckets as rg.nwin virtual windows of at most 2^vbits). */
+static inline void msm_geom_init_pre(msm_geom *g, msm_geom *rg, unsigned c, size_t N,
+                                     unsigned vbits)
+{
+    msm_geom_init(g, c);
+    g->sentinel = g->nb;
+    g->keybits = msm_lg2((size_t)g->nb + 1);
+    g->wkey = 0;
+    g->wval = (uint32_t)N;
+    unsigned cv = c - 1 > vbits ? vbits + 1 : c;
+    msm_geom_init(rg, cv);
+    rg->nwin = 1u << (c - cv);
+    rg->sentinel = g->sentinel;
+    rg->keybits = g->keybits;
+}
 
 /* ------------------------------------------------------------ 1. digits -- */
 
@@ -136,8 +213,8 @@ FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const 
         uint32_t key = g.sentinel, val = i;
         if (d != 0 && !skip) {
             uint32_t mag = d < 0 ? (uint32_t)-d : (uint32_t)d;
-            key = w * g.nb + mag - 1;
-            val = i | (((uint32_t)(d < 0) ^ neg) << 31);
+            key = w * g.wkey + mag - 1;
+            val = (w * g.wval + i) | (((uint32_t)(d < 0) ^ neg) << 31);
         }
         keys[(size_t)w * n + i] = key;
         vals[(size_t)w * n + i] = val;
@@ -496,6 +573,81 @@ FF_INLINE void msm_gen_thread(const ec_aff<F> &base, const ec_aff<F> &step, size
         uint4 *pt = points + (j0 + q) * A, *tm = tmp + ((size_t)q * nthreads + t) * 3 * E;
         typename F::E zz, zzz, iq;
         F::load(zz, tm);
+        F::load(zzz, tm + E);
+        F::load(t1, tm + 2 * E);
+        F::mul(iq, inv, t1);       /* 1 / ZZZ_q */
+        F::mul(inv, inv, zzz);
+        F::mul(t2, iq, zz);        /* 1 / Z */
+        F::sqr(t2, t2);            /* 1 / ZZ */
+        F::load(t1, pt);
+        F::mul(t1, t1, t2);
+        F::store(pt, t1);
+        F::load(t1, pt + E);
+        F::mul(t1, t1, iq);
+        F::store(pt + E, t1);
+    }
+}
+
+/* ------------------------------------------ precomputed table: a step --
+ *
+ * T[w] = 2^c T[w - 1] for one window's n points (src = T[w - 1],
+ * dst = T[w]). Thread t of a batch of nthreads threads takes the points
+ * j = off + q nthreads + t, q < MSM_TAB_K, j < n (neighbouring threads read
+ * neighbouring points), each by one doubling from affine and c - 1 in XYZZ;
+ * then converts them with one field inversion for the thread by Montgomery's
+ * trick, as msm_gen_thread. tmp holds 3 field elements (ZZ, ZZZ, the product
+ * of the earlier ZZZs) for each point of the batch, at slot j - off. A point
+ * at infinity (or, for points outside the subgroup, a multiple that is)
+ * gives (0, 0). Per point: (4M + 3S) + (c - 1)(6M + 3S) + 6M + 1S, plus a
+ * share of the thread's inversion (~570 M for Fp): with MSM_TAB_K = 32,
+ * ~18 M, 8% of a point's work at c = 22 (not yet measured). */
+#define MSM_TAB_K 32u
+
+template <class F>
+FF_INLINE void msm_table_thread(const uint4 *src, uint4 *dst, unsigned c, size_t n, size_t off,
+                                size_t nthreads, uint4 *tmp, size_t t)
+{
+    constexpr int A = ec_aff<F>::U4, E = F::U4;
+    typename F::E pre, inv, t1, t2;
+    F::set_one(pre);
+    unsigned cnt = 0;
+#pragma unroll 1
+    for (unsigned q = 0; q < MSM_TAB_K; q++) {
+        size_t j = off + q * nthreads + t;
+        if (j >= n) break;
+        ec_aff<F> a;
+        ec_xyzz<F> p;
+        ec_load_aff<F>(a, src + j * A);
+        if (ec_aff_is_inf<F>(a)) {
+            ec_set_inf<F>(p);
+        } else {
+            ec_mdbl<F>(p, a);
+            ec_dbl_n<F>(p, c - 1);
+        }
+        uint4 *pt = dst + j * A, *tm = tmp + (j - off) * 3 * E;
+        F::store(pt, p.x);
+        F::store(pt + E, p.y);
+        F::store(tm, p.zz);
+        F::store(tm + E, p.zzz);
+        F::store(tm + 2 * E, pre);
+        if (!ec_is_inf<F>(p)) F::mul(pre, pre, p.zzz);
+        cnt++;
+    }
+    if (cnt == 0) return;
+    F::inv(inv, pre);
+#pragma unroll 1
+    for (int q = (int)cnt - 1; q >= 0; q--) {
+        size_t j = off + (size_t)q * nthreads + t;
+        uint4 *pt = dst + j * A;
+        const uint4 *tm = tmp + (j - off) * 3 * E;
+        typename F::E zz, zzz, iq;
+        F::load(zz, tm);
+        if (F::is_zero(zz)) {
+            F::set_zero(t1);
+            F::store(pt, t1);
+            F::store(pt + E, t1);
+            continue;
+        }
         F::load(zzz, tm + E);
         F::load(t1, tm + 2 * E);
         F::mul(iq, inv, t1);       /* 1 / ZZZ_q */

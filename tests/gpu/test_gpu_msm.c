@@ -14,7 +14,12 @@
  * cuzk_gpu_g*_msm_plan_create_seq are checked through
  * sum k_j (B + j S) = [sum k_j] B + [sum j k_j] S.
  *
- * The two groups run the same checks through a table of functions (grp).
+ * The two groups run the same checks through a table of functions (grp),
+ * all of them twice: on plain plans and on precomputed ones
+ * (CUZK_GPU_MSM_PRECOMPUTE; there the forced windows include c = 24, and
+ * the bitmap sums use the table's first points). test_precompute checks
+ * what only precomputed plans have: the window range, flags, table time,
+ * and CUZK_ERR_NO_MEMORY for a table larger than the device.
  * CUZK_TEST_QUICK=1 keeps sizes small (for compute-sanitizer). Exit 77
  * (ctest: skipped) without a GPU. Replay with CUZK_SEED=<n>. */
 #include <stdio.h>
@@ -34,6 +39,7 @@ static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull
                                     0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
 static cuzk_gpu_ctx *ctx;
+static unsigned plan_flags; /* of every plan the checks make: 0 or CUZK_GPU_MSM_PRECOMPUTE */
 
 static void *xmalloc(size_t n)
 {
@@ -105,19 +111,23 @@ static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t
 }
 static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
-    return cuzk_gpu_g1_msm_plan_create(ctx, pl, p, n, c);
+    if (!plan_flags) return cuzk_gpu_g1_msm_plan_create(ctx, pl, p, n, c);
+    return cuzk_gpu_g1_msm_plan_create_ex(ctx, pl, p, n, c, plan_flags);
 }
 static cuzk_status g2_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
-    return cuzk_gpu_g2_msm_plan_create(ctx, pl, p, n, c);
+    if (!plan_flags) return cuzk_gpu_g2_msm_plan_create(ctx, pl, p, n, c);
+    return cuzk_gpu_g2_msm_plan_create_ex(ctx, pl, p, n, c, plan_flags);
 }
 static cuzk_status g1_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
-    return cuzk_gpu_g1_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+    if (!plan_flags) return cuzk_gpu_g1_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+    return cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, pl, n, 0, b, s, plan_flags);
 }
 static cuzk_status g2_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
-    return cuzk_gpu_g2_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+    if (!plan_flags) return cuzk_gpu_g2_msm_plan_create_seq(ctx, pl, n, 0, b, s);
+    return cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, pl, n, 0, b, s, plan_flags);
 }
 static cuzk_status g1_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
@@ -202,8 +212,9 @@ static void compare(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
     CHECK_MSG(st == CUZK_OK, "%s gpu msm %s n=%zu: %s (%s)", g->name, what, n,
               cuzk_strerror(st), cuzk_gpu_last_error());
     if (st == CUZK_OK)
-        CHECK_MSG(g->eq(&want, &got), "%s %s n=%zu c=%u: GPU result differs from CPU", g->name,
-                  what, n, cuzk_gpu_msm_plan_window(plan));
+        CHECK_MSG(g->eq(&want, &got), "%s %s n=%zu c=%u flags=%u: GPU result differs from CPU",
+                  g->name, what, n, cuzk_gpu_msm_plan_window(plan),
+                  cuzk_gpu_msm_plan_flags(plan));
 }
 
 static void compare_bits(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
@@ -217,16 +228,18 @@ static void compare_bits(const grp *g, cuzk_gpu_msm_plan *plan, const void *poin
     CHECK_MSG(st == CUZK_OK, "%s gpu bitmap sum %s n=%zu: %s (%s)", g->name, what, n,
               cuzk_strerror(st), cuzk_gpu_last_error());
     if (st == CUZK_OK)
-        CHECK_MSG(g->eq(&want, &got), "%s bitmap %s n=%zu: GPU result differs from CPU",
-                  g->name, what, n);
+        CHECK_MSG(g->eq(&want, &got), "%s bitmap %s n=%zu flags=%u: GPU result differs from CPU",
+                  g->name, what, n, cuzk_gpu_msm_plan_flags(plan));
 }
 
 static cuzk_gpu_msm_plan *make_plan(const grp *g, const void *points, size_t n, unsigned c)
 {
     cuzk_gpu_msm_plan *plan = NULL;
     cuzk_status st = g->plan(&plan, points, n, c);
-    CHECK_MSG(st == CUZK_OK, "%s plan n=%zu c=%u: %s (%s)", g->name, n, c, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+    CHECK_MSG(st == CUZK_OK, "%s plan n=%zu c=%u flags=%u: %s (%s)", g->name, n, c, plan_flags,
+              cuzk_strerror(st), cuzk_gpu_last_error());
+    if (st == CUZK_OK)
+        CHECK_MSG(cuzk_gpu_msm_plan_flags(plan) == plan_flags, "%s plan flags", g->name);
     return st == CUZK_OK ? plan : NULL;
 }
 
@@ -257,7 +270,8 @@ static void test_sizes(const grp *g, int quick)
             }
             cuzk_gpu_msm_plan_destroy(plan);
         }
-        printf("  %s n = %zu: done (%d failures so far)\n", g->name, n, test_failures);
+        printf("  %s%s n = %zu: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+               n, test_failures);
         free(p);
         free(k);
     }
@@ -267,12 +281,13 @@ static void test_sizes(const grp *g, int quick)
 static void test_windows(const grp *g, int quick)
 {
     size_t n = quick ? 600 : g->max_n;
-    static const unsigned cs[] = {8, 11, 13, 16, 21};
+    static const unsigned cs[] = {8, 11, 13, 16, 21, 24};
     void *p = xmalloc(n * g->aff);
     cuzk_scalar *k = xmalloc(n * sizeof *k);
     g->gen(p, n);
     for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
         if (quick && cs[ci] > 13) continue;
+        if (cs[ci] > 23 && !plan_flags) continue; /* precomputed plans only */
         cuzk_gpu_msm_plan *plan = make_plan(g, p, n, cs[ci]);
         if (!plan) continue;
         CHECK(cuzk_gpu_msm_plan_window(plan) == cs[ci]);
@@ -281,7 +296,8 @@ static void test_windows(const grp *g, int quick)
         compare(g, plan, p, k, n / 3 + 1, "prefix");
         cuzk_gpu_msm_plan_destroy(plan);
     }
-    printf("  %s windows: done (%d failures so far)\n", g->name, test_failures);
+    printf("  %s%s windows: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+           test_failures);
     free(p);
     free(k);
 }
@@ -342,7 +358,8 @@ static void test_edges(const grp *g, int quick)
             cuzk_gpu_msm_plan_destroy(plan);
         }
     }
-    printf("  %s edge cases: done (%d failures so far)\n", g->name, test_failures);
+    printf("  %s%s edge cases: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+           test_failures);
     free(base);
     free(p);
     free(k);
@@ -395,7 +412,8 @@ static void test_bits(const grp *g, int quick)
         compare_bits(g, pl, p, bits, n, edge_names[e]);
         cuzk_gpu_msm_plan_destroy(pl);
     }
-    printf("  %s bitmaps: done (%d failures so far)\n", g->name, test_failures);
+    printf("  %s%s bitmaps: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+           test_failures);
     free(base);
     free(p);
     free(k);
@@ -438,7 +456,8 @@ static void test_seq(const grp *g, int quick)
     cuzk_gpu_msm_plan_destroy(plan);
     free(k);
     free(bs);
-    printf("  %s generated points: done (%d failures so far)\n", g->name, test_failures);
+    printf("  %s%s generated points: done (%d failures so far)\n", g->name,
+           plan_flags ? " pre" : "", test_failures);
 }
 
 static void test_misuse(void)
@@ -479,6 +498,73 @@ static void test_misuse(void)
     cuzk_gpu_msm_plan_destroy(NULL);
 }
 
+/* What only precomputed plans have. */
+static void test_precompute(void)
+{
+    const unsigned PRE = CUZK_GPU_MSM_PRECOMPUTE;
+    cuzk_g1_affine p[64], bs[2];
+    cuzk_g2_affine q[64];
+    cuzk_scalar k[64];
+    g1_gen(p, 64);
+    g2_gen(q, 64);
+    g1_gen(bs, 2);
+    for (int i = 0; i < 64; i++) rand_scalar(&k[i]);
+    cuzk_gpu_msm_plan *plan = NULL;
+    /* Windows: up to 24 precomputed, 23 plain; unknown flags. */
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 25, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 7, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, 2) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g2_msm_plan_create_ex(ctx, &plan, q, 0, 0, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+    CHECK(cuzk_gpu_msm_window_ex(1000, 0) == cuzk_gpu_msm_window(1000));
+    /* The model's choices quoted in gpu.h and docs/perf.md. */
+    CHECK(cuzk_gpu_msm_window_ex((size_t)1 << 24, PRE) == 22);
+    CHECK(cuzk_gpu_msm_window_ex((size_t)1 << 26, PRE) == 24);
+    /* Plain and precomputed plans of the same points: same results, the
+     * table's time and memory reported. */
+    cuzk_gpu_msm_plan *pl0 = NULL, *pl1 = NULL;
+    CHECK(cuzk_gpu_g2_msm_plan_create(ctx, &pl0, q, 64, 0) == CUZK_OK);
+    CHECK(cuzk_gpu_g2_msm_plan_create_ex(ctx, &pl1, q, 64, 0, PRE) == CUZK_OK);
+    if (pl0 && pl1) {
+        cuzk_g2_jac r0, r1;
+        CHECK(cuzk_gpu_msm_plan_flags(pl0) == 0 && cuzk_gpu_msm_plan_flags(pl1) == PRE);
+        CHECK(cuzk_gpu_msm_plan_window(pl1) == cuzk_gpu_msm_window_ex(64, PRE));
+        CHECK(cuzk_gpu_msm_plan_table_ms(pl0) == 0 && cuzk_gpu_msm_plan_table_ms(pl1) > 0);
+        CHECK(cuzk_gpu_msm_plan_device_bytes(pl1) > cuzk_gpu_msm_plan_device_bytes(pl0));
+        CHECK(cuzk_gpu_g2_msm(ctx, pl0, k, 64, &r0) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm(ctx, pl1, k, 64, &r1) == CUZK_OK);
+        CHECK(cuzk_g2_jac_eq(&r0, &r1));
+        CHECK(cuzk_gpu_g1_msm(ctx, pl1, k, 64, (cuzk_g1_jac *)&r1) == CUZK_ERR_INVALID_ARGUMENT);
+    }
+    cuzk_gpu_msm_plan_destroy(pl0);
+    cuzk_gpu_msm_plan_destroy(pl1);
+    /* Tables beyond the device: 2^27 points at c = 8 are 32 x 2^27 > 2^31
+     * entries (refused before any allocation); 2^26 at c = 9 are 29 x 2^26
+     * G1 points, 187 GB (the allocation fails, unless the device is larger).
+     * Either way NO_MEMORY, nothing is set, and the context still works. */
+    plan = NULL;
+    CHECK(cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, (size_t)1 << 27, 8, &bs[0], &bs[1],
+                                             PRE) == CUZK_ERR_NO_MEMORY);
+    cuzk_gpu_device_info di;
+    if (cuzk_gpu_get_device_info(0, &di) == CUZK_OK &&
+        di.global_mem < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
+        cuzk_status st = cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, (size_t)1 << 26, 9,
+                                                            &bs[0], &bs[1], PRE);
+        CHECK_MSG(st == CUZK_ERR_NO_MEMORY, "187 GB table: %s (%s)", cuzk_strerror(st),
+                  cuzk_gpu_last_error());
+    }
+    CHECK(plan == NULL);
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, PRE) == CUZK_OK);
+    if (plan) {
+        cuzk_g1_jac want, got;
+        CHECK(cuzk_g1_msm(&want, p, k, 64, 0) == CUZK_OK);
+        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 64, &got) == CUZK_OK && cuzk_g1_jac_eq(&want, &got));
+        cuzk_gpu_msm_plan_destroy(plan);
+    }
+    printf("  precomputed plans: done (%d failures so far)\n", test_failures);
+}
+
 int main(void)
 {
     int skip = gpu_test_start(NAME);
@@ -490,13 +576,17 @@ int main(void)
     }
     int quick = getenv("CUZK_TEST_QUICK") != NULL;
     test_misuse();
+    test_precompute();
     const grp *groups[2] = {&G1, &G2};
-    for (int gi = 0; gi < 2; gi++) {
-        test_sizes(groups[gi], quick);
-        test_windows(groups[gi], quick);
-        test_edges(groups[gi], quick);
-        test_bits(groups[gi], quick);
-        test_seq(groups[gi], quick);
+    for (int pre = 0; pre < 2; pre++) {
+        plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+        for (int gi = 0; gi < 2; gi++) {
+            test_sizes(groups[gi], quick);
+            test_windows(groups[gi], quick);
+            test_edges(groups[gi], quick);
+            test_bits(groups[gi], quick);
+            test_seq(groups[gi], quick);
+        }
     }
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);

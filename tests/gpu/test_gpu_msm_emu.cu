@@ -1,0 +1,375 @@
+/* The MSM stage bodies of src/gpu/msm.cuh compiled for the host, with the
+ * PTX carry chains emulated (CUZK_FF_HOST_EMULATION), each kernel launch of
+ * src/gpu/msm.cu replaced by a loop over its threads, against the CPU MSM
+ * (cuzk_g1_msm, cuzk_g2_msm). It checks the device code's logic on machines
+ * without a GPU, so it runs with the CPU tests; test_gpu_msm checks the real
+ * kernels and their driver on a GPU.
+ *
+ * Plain plans, and precomputed ones (CUZK_GPU_MSM_PRECOMPUTE): the table
+ * steps (msm_table_thread, every entry against [2^(c w)] P_i by the CPU, in
+ * several batches), digits that index one set of buckets, and the reduction
+ * in virtual windows (also with small ones, so that several windows and
+ * every level-2 shape are used at these sizes). G1 and G2; random scalars
+ * at several sizes and windows, scalars 0, 1, r - 1, 2^256 - 1, points at
+ * infinity, repeated points with equal scalars (the doubling branch), P and
+ * -P, and a prefix n < N of a plan's points. Seeded: replay with
+ * CUZK_SEED=<n>. */
+#define CUZK_FF_HOST_EMULATION 1
+#include "gpu/msm.cuh"
+
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+extern "C" {
+#include <cuzk/ec.h>
+#include <cuzk/msm.h>
+
+#include "test_util.h"
+}
+
+#define NAME "test_gpu_msm_emu"
+
+static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+
+/* ------------------------------------------------------ the two groups -- */
+
+struct G1T {
+    typedef EcFp F;
+    typedef cuzk_g1_affine aff;
+    typedef cuzk_g1_jac jac;
+    typedef cuzk_g1_xyzz xyzz;
+    static const char *name() { return "G1"; }
+    static void base(jac *r) { cuzk_g1_from_affine(r, &CUZK_G1_GENERATOR); }
+    static void mul(jac *r, const jac *p, const cuzk_fr *k) { cuzk_g1_mul(r, p, k); }
+    static void add(jac *r, const jac *p, const jac *q) { cuzk_g1_add(r, p, q); }
+    static void dbl(jac *r, const jac *p) { cuzk_g1_dbl(r, p); }
+    static void from_aff(jac *r, const aff *p) { cuzk_g1_from_affine(r, p); }
+    static void to_aff(aff *r, const jac *p) { cuzk_g1_to_affine(r, p); }
+    static void neg(aff *r, const aff *p) { cuzk_g1_affine_neg(r, p); }
+    static int eq(const jac *a, const jac *b) { return cuzk_g1_jac_eq(a, b); }
+    static void x_inf(xyzz *r) { cuzk_g1_xyzz_set_inf(r); }
+    static void x_add(xyzz *r, const xyzz *p, const xyzz *q) { cuzk_g1_xyzz_add(r, p, q); }
+    static void x_dbl(xyzz *r, const xyzz *p) { cuzk_g1_xyzz_dbl(r, p); }
+    static void x_jac(jac *r, const xyzz *p) { cuzk_g1_xyzz_to_jac(r, p); }
+    static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
+    {
+        return cuzk_g1_msm(r, p, k, n, 1);
+    }
+};
+
+struct G2T {
+    typedef EcFp2 F;
+    typedef cuzk_g2_affine aff;
+    typedef cuzk_g2_jac jac;
+    typedef cuzk_g2_xyzz xyzz;
+    static const char *name() { return "G2"; }
+    static void base(jac *r) { cuzk_g2_from_affine(r, &CUZK_G2_GENERATOR); }
+    static void mul(jac *r, const jac *p, const cuzk_fr *k) { cuzk_g2_mul(r, p, k); }
+    static void add(jac *r, const jac *p, const jac *q) { cuzk_g2_add(r, p, q); }
+    static void dbl(jac *r, const jac *p) { cuzk_g2_dbl(r, p); }
+    static void from_aff(jac *r, const aff *p) { cuzk_g2_from_affine(r, p); }
+    static void to_aff(aff *r, const jac *p) { cuzk_g2_to_affine(r, p); }
+    static void neg(aff *r, const aff *p) { cuzk_g2_affine_neg(r, p); }
+    static int eq(const jac *a, const jac *b) { return cuzk_g2_jac_eq(a, b); }
+    static void x_inf(xyzz *r) { cuzk_g2_xyzz_set_inf(r); }
+    static void x_add(xyzz *r, const xyzz *p, const xyzz *q) { cuzk_g2_xyzz_add(r, p, q); }
+    static void x_dbl(xyzz *r, const xyzz *p) { cuzk_g2_xyzz_dbl(r, p); }
+    static void x_jac(jac *r, const xyzz *p) { cuzk_g2_xyzz_to_jac(r, p); }
+    static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
+    {
+        return cuzk_g2_msm(r, p, k, n, 1);
+    }
+};
+
+/* Device-layout arrays: uint4 words, as cudaMalloc'ed memory is. */
+typedef std::vector<uint4> dvec;
+
+template <class G>
+static size_t aff_u4() { return ec_aff<typename G::F>::U4; }
+template <class G>
+static size_t xyzz_u4() { return ec_xyzz<typename G::F>::U4; }
+
+/* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
+template <class G>
+static void gen_points(typename G::aff *out, size_t n)
+{
+    typename G::jac g, p, step;
+    cuzk_fr a, b;
+    test_rand_fr(&a);
+    test_rand_fr(&b);
+    G::base(&g);
+    G::mul(&p, &g, &a);
+    G::mul(&step, &g, &b);
+    for (size_t i = 0; i < n; i++) {
+        G::to_aff(&out[i], &p);
+        G::add(&p, &p, &step);
+    }
+}
+
+static void rand_scalar(cuzk_scalar *s)
+{
+    cuzk_fr f;
+    test_rand_fr(&f);
+    memcpy(s->l, f.l, sizeof s->l);
+}
+
+/* ------------------------------------------------ the emulated plan -- */
+
+/* A plan's device arrays: points (a precomputed plan: the table, nwin N
+ * points) and the infinity flags. */
+template <class G>
+struct emu_plan {
+    size_t N;
+    bool pre;
+    msm_geom g, rg;
+    dvec points;
+    std::vector<uint8_t> inf;
+};
+
+/* plan_alloc + plan_finish of msm.cu, with nthreads table threads per
+ * launch (msm.cu takes as many as its scratch holds). */
+template <class G>
+static void emu_plan_make(emu_plan<G> &pl, const typename G::aff *pts, size_t N, unsigned c,
+                          bool pre, unsigned vbits, size_t nthreads)
+{
+    typedef typename G::F F;
+    const size_t A = aff_u4<G>();
+    pl.N = N;
+    pl.pre = pre;
+    if (pre) {
+        msm_geom_init_pre(&pl.g, &pl.rg, c, N, vbits);
+    } else {
+        msm_geom_init(&pl.g, c);
+        pl.rg = pl.g;
+    }
+    pl.points.assign((pre ? pl.g.nwin : 1) * N * A, uint4{0, 0, 0, 0});
+    memcpy(pl.points.data(), pts, N * sizeof *pts);
+    pl.inf.assign(N, 0);
+    for (size_t i = 0; i < N; i++) {
+        ec_aff<F> a;
+        ec_load_aff<F>(a, pl.points.data() + i * A);
+        pl.inf[i] = ec_aff_is_inf<F>(a) ? 1 : 0;
+    }
+    if (!pre) return;
+    size_t batch = nthreads * MSM_TAB_K;
+    dvec tmp(batch * 3 * F::U4, uint4{0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef});
+    for (unsigned w = 1; w < pl.g.nwin; w++)
+        for (size_t off = 0; off < N; off += batch)
+            for (size_t t = 0; t < nthreads; t++)
+                msm_table_thread<F>(pl.points.data() + (w - 1) * N * A,
+                                    pl.points.data() + w * N * A, c, N, off, nthreads,
+                                    tmp.data(), t);
+}
+
+/* msm_run of msm.cu, then the host's last step. */
+template <class G>
+static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typename G::jac *r)
+{
+    typedef typename G::F F;
+    const size_t X = xyzz_u4<G>();
+    const msm_geom &g = pl.g, &rg = pl.rg;
+    size_t m = (size_t)g.nwin * n;
+    std::vector<uint32_t> keys(m), vals(m);
+    for (size_t i = 0; i < n; i++)
+        msm_digits_thread(g, (const uint4 *)k, pl.inf.data(), (uint32_t)n, keys.data(),
+                          vals.data(), (uint32_t)i);
+    /* The sort: CUB's is stable by key; any order within a key is fine. */
+    std::vector<uint64_t> kv(m);
+    size_t bad = 0;
+    for (size_t i = 0; i < m; i++) {
+        bad += keys[i] > g.sentinel || (keys[i] < g.sentinel && (vals[i] & 0x7fffffffu) >=
+                                        pl.points.size() / aff_u4<G>());
+        kv[i] = (uint64_t)keys[i] << 32 | vals[i];
+    }
+    CHECK_MSG(bad == 0, "%s: %zu digit entries out of range", G::name(), bad);
+    std::stable_sort(kv.begin(), kv.end(),
+                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+    for (size_t i = 0; i < m; i++) keys[i] = (uint32_t)(kv[i] >> 32), vals[i] = (uint32_t)kv[i];
+
+    size_t nbuckets = (size_t)rg.nwin * rg.nb, nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    dvec buckets(nbuckets * X, uint4{0, 0, 0, 0}); /* msm_clear_kernel: ZZ = 0 */
+    dvec pieces(2 * (nchunks + 1) * X, uint4{1, 2, 3, 4});
+    msm_acc_args a;
+    a.keys = keys.data();
+    a.vals = vals.data();
+    a.m = m;
+    a.sentinel = g.sentinel;
+    a.points = pl.points.data();
+    a.buckets = buckets.data();
+    a.pieces = pieces.data();
+    for (size_t t = 0; t < nchunks; t++) msm_accumulate_thread<F>(a, t);
+    for (size_t t = 0; t < nchunks; t++) msm_combine_thread<F>(a, t);
+
+    dvec seg(2 * (size_t)rg.nwin * rg.t1 * X), tree(3 * (size_t)rg.nwin * rg.t2 * X),
+        win((size_t)rg.nwin * X);
+    for (size_t q = 0; q < (size_t)rg.nwin * rg.t1; q++)
+        msm_reduce1_thread<F>(rg, buckets.data(), seg.data(), q);
+    for (size_t w = 0; w < rg.nwin; w++) { /* a block per window; barriers between steps */
+        for (size_t t = 0; t < rg.t2; t++) msm_reduce2_start<F>(rg, seg.data(), tree.data(), w, t);
+        for (unsigned lg_h = 0; ((size_t)1 << lg_h) < rg.t2; lg_h++)
+            for (size_t t = 0; t < rg.t2; t++)
+                msm_reduce2_merge<F>(rg, tree.data(), w, t, lg_h);
+        msm_reduce2_finish<F>(rg, tree.data(), win.data(), w);
+    }
+
+    const typename G::xyzz *sw = (const typename G::xyzz *)win.data();
+    if (!pl.pre) {
+        /* Windows, top first: acc = 2^c acc + S_w. */
+        typename G::jac acc, t;
+        G::x_jac(&acc, &sw[g.nwin - 1]);
+        for (unsigned w = g.nwin - 1; w-- > 0;) {
+            for (unsigned i = 0; i < g.c; i++) G::dbl(&acc, &acc);
+            G::x_jac(&t, &sw[w]);
+            G::add(&acc, &acc, &t);
+        }
+        *r = acc;
+        return;
+    }
+    /* Virtual windows: sum_v S_v + nbv sum_v v U_v, U_v from the tree's
+     * roots (as g1_pre_result in msm.cu). */
+    std::vector<typename G::xyzz> uv(rg.nwin);
+    for (size_t v = 0; v < rg.nwin; v++)
+        memcpy(&uv[v], tree.data() + (3 * v * rg.t2 + 2) * X, sizeof uv[v]);
+    typename G::xyzz acc, run, tot;
+    G::x_inf(&acc);
+    G::x_inf(&run);
+    G::x_inf(&tot);
+    for (unsigned v = rg.nwin; v-- > 1;) {
+        G::x_add(&run, &run, &uv[v]);
+        G::x_add(&tot, &tot, &run);
+    }
+    for (unsigned i = 0; i + 1 < rg.c; i++) G::x_dbl(&tot, &tot);
+    for (unsigned v = 0; v < rg.nwin; v++) G::x_add(&acc, &acc, &sw[v]);
+    G::x_add(&acc, &acc, &tot);
+    G::x_jac(r, &acc);
+}
+
+/* ------------------------------------------------------------ checks -- */
+
+/* Every table entry T[w][i] against [2^(c w)] P_i. */
+template <class G>
+static void check_table(const emu_plan<G> &pl, const typename G::aff *pts)
+{
+    const size_t A = aff_u4<G>();
+    int bad = 0;
+    for (size_t i = 0; i < pl.N; i++) {
+        typename G::jac p;
+        G::from_aff(&p, &pts[i]);
+        for (unsigned w = 0; w < pl.g.nwin; w++) {
+            if (w)
+                for (unsigned b = 0; b < pl.g.c; b++) G::dbl(&p, &p);
+            typename G::aff want;
+            G::to_aff(&want, &p);
+            bad += memcmp(&want, pl.points.data() + (w * pl.N + i) * A, sizeof want) != 0;
+        }
+    }
+    CHECK_MSG(bad == 0, "%s table N=%zu c=%u: %d of %zu entries wrong", G::name(), pl.N,
+              pl.g.c, bad, pl.N * pl.g.nwin);
+}
+
+template <class G>
+static void compare(const emu_plan<G> &pl, const typename G::aff *pts, const cuzk_scalar *k,
+                    size_t n, const char *what)
+{
+    typename G::jac want, got;
+    CHECK(G::msm(&want, pts, k, n) == CUZK_OK);
+    emu_msm<G>(pl, k, n, &got);
+    CHECK_MSG(G::eq(&want, &got), "%s %s %s n=%zu N=%zu c=%u V=%u: differs from the CPU",
+              G::name(), pl.pre ? "precomputed" : "plain", what, n, pl.N, pl.g.c, pl.rg.nwin);
+}
+
+enum { E_ZERO, E_ONE, E_RM1, E_MAX, E_REPEAT_EQ, E_NEGPAIR, E_INF, E_COUNT };
+static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1",
+                                   "repeated point, equal scalars", "P, -P pairs",
+                                   "some infinity"};
+
+template <class G>
+static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cuzk_scalar *k,
+                      size_t n)
+{
+    memcpy(p, base, n * sizeof *p);
+    cuzk_scalar one_k;
+    rand_scalar(&one_k);
+    for (size_t i = 0; i < n; i++) {
+        rand_scalar(&k[i]);
+        switch (e) {
+        case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
+        case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
+        case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
+        case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
+        case E_REPEAT_EQ: p[i] = base[0]; k[i] = one_k; break;
+        case E_NEGPAIR:
+            if (i & 1) {
+                G::neg(&p[i], &p[i - 1]);
+                k[i] = k[i - 1];
+            }
+            break;
+        case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
+        default: break;
+        }
+    }
+}
+
+/* One point set of N points: plans of each shape, random scalars for all N
+ * and for a prefix, then the edge cases on smaller sets. */
+template <class G>
+static void run_group(size_t nmax, int quick)
+{
+    std::vector<typename G::aff> base(nmax), p(nmax);
+    std::vector<cuzk_scalar> k(nmax);
+    gen_points<G>(base.data(), nmax);
+    /* (N, c, precomputed, vbits, table threads per launch). vbits 17 is the
+     * library's; small ones give several virtual windows (and level-2
+     * shapes t2 = 1 .. 256) at these sizes. */
+    struct shape {
+        size_t N;
+        unsigned c;
+        bool pre;
+        unsigned vbits;
+        size_t nthreads;
+    };
+    const shape shapes[] = {
+        {nmax, 8, false, 0, 0},       {nmax / 3 + 1, 10, false, 0, 0},
+        {1, 8, true, MSM_PRE_VBITS, 1}, {2, 9, true, 2, 1},
+        {nmax, 8, true, MSM_PRE_VBITS, 5}, {nmax, 8, true, 3, 1000},
+        {nmax, 11, true, 6, 2},       {nmax / 2 + 1, 13, true, 12, 7},
+        {nmax, 10, true, 9, 3},       {nmax, 15, true, 14, 4},
+    };
+    for (const shape &s : shapes) {
+        if (quick && s.c > 11) continue;
+        if (G::name()[1] == '2' && s.c > 13) continue; /* slow in emulation */
+        emu_plan<G> pl;
+        emu_plan_make<G>(pl, base.data(), s.N, s.c, s.pre, s.vbits, s.nthreads);
+        if (s.pre) check_table<G>(pl, base.data());
+        for (size_t i = 0; i < s.N; i++) rand_scalar(&k[i]);
+        compare<G>(pl, base.data(), k.data(), s.N, "random");
+        if (s.N > 2) compare<G>(pl, base.data(), k.data(), s.N / 3 + 1, "prefix");
+        printf("  %s %s N = %zu c = %u (%u windows, %u reduction windows of %u buckets):"
+               " done (%d failures so far)\n",
+               G::name(), s.pre ? "precomputed" : "plain", s.N, s.c, pl.g.nwin, pl.rg.nwin,
+               pl.rg.nb, test_failures);
+    }
+    size_t n = quick ? 40 : nmax < 200 ? nmax : 200;
+    for (int e = 0; e < E_COUNT; e++) {
+        edge_case<G>(e, base.data(), p.data(), k.data(), n);
+        for (int pre = 0; pre < 2; pre++) {
+            emu_plan<G> pl;
+            emu_plan_make<G>(pl, p.data(), n, e & 1 ? 8 : 9, pre != 0, 4, 3);
+            if (pre && e == E_INF) check_table<G>(pl, p.data());
+            compare<G>(pl, p.data(), k.data(), n, edge_names[e]);
+        }
+    }
+    printf("  %s edge cases: done (%d failures so far)\n", G::name(), test_failures);
+}
+
+int main(void)
+{
+    test_seed(NAME);
+    int quick = getenv("CUZK_TEST_QUICK") != NULL;
+    run_group<G1T>(quick ? 100 : 600, quick);
+    run_group<G2T>(quick ? 40 : 150, quick);
+    return test_done(NAME);
+}
