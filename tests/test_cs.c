@@ -325,6 +325,23 @@ static void test_errors(void)
     cuzk_lc_add(&lc, CUZK_VAR_ONE, CUZK_COEFF_ONE);
     cuzk_cs_enforce(&cs, &lc, &lc, &lc);
     CHECK(cuzk_cs_status(&cs, &msg) == CUZK_ERR_INVALID_ARGUMENT && strstr(msg, "overflowed"));
+    /* a linear combination (the one-copy path of scale 1) with a variable
+     * never allocated, or an unknown coefficient index */
+    cuzk_term t2[3];
+    for (int bad = 0; bad < 2; bad++) {
+        cuzk_cs_reset(&cs);
+        cuzk_fr one = CUZK_FR_ONE;
+        cuzk_var a = cuzk_cs_alloc(&cs, &one);
+        lc = (cuzk_lc)CUZK_LC_INIT(t2);
+        cuzk_lc_add(&lc, CUZK_VAR_ONE, CUZK_COEFF_ONE);
+        cuzk_lc_add(&lc, bad ? a : CUZK_VAR_FIELD | 7, bad ? 999 : CUZK_COEFF_ONE);
+        cuzk_lc_add(&lc, a, CUZK_COEFF_MINUS_ONE);
+        cuzk_cs_begin(&cs);
+        cuzk_cs_term_lc(&cs, CUZK_A, &lc, CUZK_COEFF_ONE);
+        cuzk_cs_end(&cs);
+        CHECK(cuzk_cs_status(&cs, &msg) == CUZK_ERR_INVALID_ARGUMENT &&
+              strstr(msg, bad ? "unknown coefficient" : "never allocated"));
+    }
     cuzk_cs_free(&cs);
     CHECK(cuzk_cs_init(&cs, CUZK_CS_CHECK, NULL) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_cs_init(&cs, CUZK_CS_WITNESS, NULL) == CUZK_OK);
@@ -471,6 +488,162 @@ out:
     free(sum);
 }
 
+/* ------------------------------------------------------------------------
+ * Coefficient memos: a new array is all UNSET, a key gives its array back,
+ * keys are unique, misuse is an error, witness mode has none.
+ */
+static void test_memo(void)
+{
+    uint64_t k1 = cuzk_cs_memo_key(), k2 = cuzk_cs_memo_key(), k3 = cuzk_cs_memo_key();
+    CHECK(k1 && k2 && k3 && k1 != k2 && k2 != k3 && k1 != k3);
+    cuzk_cs cs;
+    const char *msg;
+    CHECK(cuzk_cs_init(&cs, CUZK_CS_WITNESS, NULL) == CUZK_OK);
+    CHECK(cuzk_cs_memo(&cs, k1, 4) == NULL && cuzk_cs_status(&cs, NULL) == CUZK_OK);
+    cuzk_cs_free(&cs);
+    CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
+    cuzk_coeff *a = cuzk_cs_memo(&cs, k1, 5);
+    CHECK(a != NULL);
+    if (a) {
+        int unset = 1;
+        for (int k = 0; k < 5; k++) unset &= a[k] == CUZK_COEFF_UNSET;
+        CHECK(unset);
+        cuzk_fr x = fr_u64(77);
+        a[2] = cuzk_cs_coeff(&cs, &x);
+        CHECK(cuzk_cs_memo(&cs, k1, 5) == a && a[2] == cuzk_cs_coeff(&cs, &x));
+    }
+    cuzk_coeff *b = cuzk_cs_memo(&cs, k2, 3), *c = cuzk_cs_memo(&cs, k3, 0);
+    CHECK(b && c && b != a && b[0] == CUZK_COEFF_UNSET);
+    for (int i = 0; i < 10; i++) /* grows the memo table */
+        CHECK(cuzk_cs_memo(&cs, cuzk_cs_memo_key(), 1) != NULL);
+    CHECK(cuzk_cs_memo(&cs, k1, 5) == a && cuzk_cs_memo(&cs, k2, 3) == b);
+    CHECK(cuzk_cs_status(&cs, NULL) == CUZK_OK);
+    CHECK(cuzk_cs_memo(&cs, k1, 6) == NULL); /* another length */
+    CHECK(cuzk_cs_status(&cs, &msg) == CUZK_ERR_INVALID_ARGUMENT && strstr(msg, "memo"));
+    cuzk_cs_free(&cs);
+}
+
+/* ------------------------------------------------------------------------
+ * Repeated rows: flush_row copies the result of a row whose terms equal
+ * those of the last row it canonicalised. The same constraints recorded
+ * with every repeat in another term order (reversed: a copy seldom matches)
+ * and term by term give the same matrices and coefficient table, bit for
+ * bit; so does recording again after cuzk_cs_reset (which must forget the
+ * remembered row: its result's position is gone).
+ */
+static void repeated_circuit(cuzk_cs *cs, uint64_t seed, int reorder)
+{
+    enum { NV = 40, NROW = 400, NT = 14 };
+    uint64_t s = seed;
+#define NEXT() (s = s * 6364136223846793005ull + 1442695040888963407ull, s >> 33)
+    cuzk_var v[NV];
+    for (unsigned i = 0; i < NV; i++) {
+        cuzk_fr x = fr_u64(i + 5);
+        v[i] = i % 3 == 0 ? cuzk_cs_alloc_bit(cs, i & 1)
+             : i == 20    ? cuzk_cs_alloc_input(cs, &x) /* an input after aux */
+                          : cuzk_cs_alloc(cs, &x);
+    }
+    cuzk_coeff pool[6] = {CUZK_COEFF_ONE, CUZK_COEFF_MINUS_ONE, cuzk_cs_coeff_i64(cs, 3),
+                          cuzk_cs_coeff_i64(cs, -3), CUZK_COEFF_ZERO, 0};
+    cuzk_term t[NT];
+    for (unsigned row = 0; row < NROW; row++) {
+        /* the row X: 0 to NT terms over few variables (repeats merge), a
+         * pair that cancels, ZERO terms (skipped), a new value now and then */
+        cuzk_fr nv = fr_u64(1000 + NEXT() % 50);
+        pool[5] = cuzk_cs_coeff(cs, &nv);
+        uint32_t n = (uint32_t)(NEXT() % (NT + 1));
+        for (uint32_t k = 0; k < n; k++)
+            t[k] = (cuzk_term){v[NEXT() % 12], pool[NEXT() % 6]};
+        if (n >= 4 && NEXT() % 3 == 0) {
+            t[1] = (cuzk_term){t[0].var, cuzk_cs_coeff_neg(cs, t[0].coeff)};
+            if (t[0].coeff == CUZK_COEFF_ZERO) t[1].coeff = CUZK_COEFF_ZERO;
+        }
+        cuzk_lc x = {t, n, NT};
+        cuzk_var o = v[NEXT() % NV];
+        /* X in A and B, then in B and C: the copy's target is the same
+         * matrix and another one, its source A */
+        for (int c = 0; c < 2; c++) {
+            cuzk_cs_begin(cs);
+            for (int m = 0; m < 3; m++) {
+                int has_x = c == 0 ? m < 2 : m > 0;
+                if (!has_x) {
+                    cuzk_cs_term(cs, (cuzk_abc)m, o, CUZK_COEFF_ONE);
+                } else if (!reorder) {
+                    cuzk_cs_term_lc(cs, (cuzk_abc)m, &x, CUZK_COEFF_ONE);
+                } else {
+                    int rev = !(c == 0 && m == 0); /* the first time as given */
+                    for (uint32_t k = 0; k < n; k++) {
+                        const cuzk_term *tk = &t[rev ? n - 1 - k : k];
+                        cuzk_cs_term(cs, (cuzk_abc)m, tk->var, tk->coeff);
+                    }
+                }
+            }
+            cuzk_cs_end(cs);
+        }
+    }
+#undef NEXT
+}
+
+static int same_matrices(const cuzk_matrices *a, const cuzk_matrices *b)
+{
+    if (a->n_rows != b->n_rows || a->n_coeffs != b->n_coeffs ||
+        memcmp(a->coeffs, b->coeffs, (size_t)a->n_coeffs * sizeof *a->coeffs))
+        return 0;
+    const cuzk_sparse *x[3] = {&a->a, &a->b, &a->c}, *y[3] = {&b->a, &b->b, &b->c};
+    for (int m = 0; m < 3; m++)
+        if (x[m]->n_terms != y[m]->n_terms ||
+            memcmp(x[m]->row_start, y[m]->row_start, (a->n_rows + 1) * sizeof(uint64_t)) ||
+            memcmp(x[m]->wire, y[m]->wire, x[m]->n_terms * sizeof(uint32_t)) ||
+            memcmp(x[m]->coeff, y[m]->coeff, x[m]->n_terms * sizeof(uint32_t)))
+            return 0;
+    return 1;
+}
+
+static void test_repeated_rows(void)
+{
+    uint64_t seed = test_rand64();
+    cuzk_matrices m[3];
+    memset(m, 0, sizeof m);
+    cuzk_cs cs;
+    for (int k = 0; k < 3; k++) { /* 0: copies; 1: none; 2: copies after a reset */
+        CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
+        repeated_circuit(&cs, seed, k == 1);
+        if (k == 2) {
+            cuzk_cs_reset(&cs);
+            repeated_circuit(&cs, seed, 0);
+        }
+        CHECK(cuzk_cs_status(&cs, NULL) == CUZK_OK);
+        CHECK(cuzk_cs_take_matrices(&cs, &m[k]) == CUZK_OK);
+        cuzk_cs_free(&cs);
+    }
+    CHECK(m[0].n_rows == 800 && m[0].a.n_terms > 1000);
+    CHECK_MSG(same_matrices(&m[0], &m[1]), "copied rows differ from rows made again");
+    CHECK_MSG(same_matrices(&m[0], &m[2]), "recording after a reset differs");
+    for (int k = 0; k < 3; k++) cuzk_matrices_free(&m[k]);
+
+    /* after a reset the same handles can name other wires: the row
+     * remembered before must not be copied */
+    CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
+    for (int k = 0; k < 2; k++) {
+        cuzk_fr one = CUZK_FR_ONE;
+        if (k == 1) {
+            cuzk_cs_reset(&cs);
+            cuzk_cs_alloc_bit(&cs, 1); /* aux 0 now */
+        }
+        cuzk_var x = cuzk_cs_alloc(&cs, &one), y = cuzk_cs_alloc(&cs, &one);
+        cuzk_cs_begin(&cs); /* (x + y) 1 = x */
+        cuzk_cs_term(&cs, CUZK_A, x, CUZK_COEFF_ONE);
+        cuzk_cs_term(&cs, CUZK_A, y, CUZK_COEFF_ONE);
+        cuzk_cs_term(&cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
+        cuzk_cs_term(&cs, CUZK_C, x, CUZK_COEFF_ONE);
+        cuzk_cs_end(&cs);
+    }
+    CHECK(cuzk_cs_take_matrices(&cs, &m[0]) == CUZK_OK);
+    CHECK(m[0].n_rows == 1 && m[0].a.n_terms == 2 && m[0].a.wire[0] == 2 && m[0].a.wire[1] == 3);
+    cuzk_matrices_free(&m[0]);
+    cuzk_cs_free(&cs);
+}
+
 int main(void)
 {
     test_seed("test_cs");
@@ -479,5 +652,7 @@ int main(void)
     test_errors();
     test_coeffs();
     test_row_orders();
+    test_memo();
+    test_repeated_rows();
     return test_done("test_cs");
 }

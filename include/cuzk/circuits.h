@@ -57,7 +57,10 @@
  *                                    terms -> ~6 GB, plus 24 bytes a row
  *                                    (3 GB) and ~1 GB of variable maps:
  *                                    ~11 GB peak; then the PCE ~3.2 GB
- * wpost-32g: witness ~2.6 GB (field variables dominate), recording ~8 GB.
+ * wpost-32g: witness ~2.6 GB (field variables dominate); recording ~29 GB:
+ * 287 bytes a constraint (measured at 2^20 to 2^22: ~29 terms at 8 bytes,
+ * 24 bytes of row starts, ~31 of values), and `cuzk compile` peaks at ~1.3
+ * times the recording (matrices and PCE together).
  *
  * Errors: statuses as elsewhere, and err (CUZK_ERRMSG_LEN bytes, may be
  * NULL) gets a message naming what is wrong ("inputs: challenge 3 (= ...)
@@ -104,9 +107,11 @@ const cuzk_circuit_info *cuzk_circuit_describe(const cuzk_circuit *c);
 /* Records the R1CS of one partition (every partition has the same one):
  * m gets the matrices (caller frees with cuzk_matrices_free), shape the
  * counts (inputs with ONE, aux bits and fields, constraints). The values
- * come from a job derived from seed 0, partition 0. Single-threaded: about
- * 3.5 M constraints/s for SHA-256, ~0.4 M/s for the Poseidon-heavy ids
- * (the Poseidon hash replays a per-parameter template, gadgets.h). */
+ * come from a job derived from seed 0, partition 0, prepared on every core
+ * (its native trees); the recording itself is single-threaded: about 4.6
+ * M constraints/s for porep-32g (Xeon), ~2.3 M/s for the Poseidon-heavy ids
+ * on the 2-core dev box, whose constraints have ~29 terms against porep's
+ * ~6 (the Poseidon hash replays a per-parameter template, gadgets.h). */
 cuzk_status cuzk_circuit_record(cuzk_circuit *c, cuzk_matrices *m, cuzk_cs_shape *shape,
                                 char *err);
 

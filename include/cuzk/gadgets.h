@@ -185,8 +185,8 @@ typedef struct {
     cuzk_fr *pre_rc, *pre_mds, *partial_rc, *sparse;
     /* Private (src/gadgets/poseidon.c): the constraints of the hash gadget,
      * built once by cuzk_poseidon_init and replayed by every recording of a
-     * hash. NULL (a hand-filled struct) records the slow way, with the same
-     * result. */
+     * hash (its coefficient ids memoised per cs: cuzk_cs_memo). NULL (a
+     * hand-filled struct) records the slow way, with the same result. */
     struct cuzk_poseidon_tpl *tpl_;
 } cuzk_poseidon;
 

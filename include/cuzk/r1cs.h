@@ -57,8 +57,9 @@
  * memory out of bounds. A circuit checks cuzk_cs_status() once, at the end.
  *
  * Threads: a cs belongs to one thread at a time. Nothing here has global
- * state. The cuzk_cs struct is in this header only so that the hot
- * functions can be inlined; its fields are private.
+ * state but the counter behind cuzk_cs_memo_key (atomic). The cuzk_cs
+ * struct is in this header only so that the hot functions can be inlined;
+ * its fields are private.
  */
 #ifndef CUZK_R1CS_H
 #define CUZK_R1CS_H
@@ -265,6 +266,27 @@ cuzk_coeff cuzk_cs_coeff_neg(cuzk_cs *cs, cuzk_coeff c);
 cuzk_coeff cuzk_cs_coeff_mul(cuzk_cs *cs, cuzk_coeff c, cuzk_coeff d);
 /* The value of a dictionary entry (ZERO gives 0). */
 void cuzk_cs_coeff_value(const cuzk_cs *cs, cuzk_coeff c, cuzk_fr *out);
+
+/* Coefficient memos, for a gadget that records the same list of n non-zero
+ * coefficient values again and again (the Poseidon gadget replays a
+ * template of rows): interning a 32-byte value per term, every time, costs
+ * more than the rest of recording the term.
+ *
+ * cuzk_cs_memo returns the cs's array of n ids for the list named key,
+ * every entry CUZK_COEFF_UNSET when the array is new. The caller sets entry
+ * k to cuzk_cs_coeff(cs, &value[k]) the first time it needs it and reads it
+ * afterwards, so coefficients are interned in the same order as without a
+ * memo (the dictionary's order is part of the output) and the ids are those
+ * cuzk_cs_coeff would give (an interned value keeps its id). key must come
+ * from cuzk_cs_memo_key (unique in the process: never reused, even after
+ * the list is freed), and always name the same values and the same n. The
+ * array is owned by cs and lives until the recording ends (take, free);
+ * keys are for long-lived lists: each one used on a cs keeps an array there.
+ * NULL, with the cs's status set, when out of memory, on a key already used
+ * with another n, or when not recording (status untouched then). */
+#define CUZK_COEFF_UNSET 0xfffffffeu
+uint64_t cuzk_cs_memo_key(void);
+cuzk_coeff *cuzk_cs_memo(cuzk_cs *cs, uint64_t key, uint32_t n);
 
 /* One constraint, term by term: begin, any number of terms in any order
  * (repeated variables are merged, zero sums dropped, ONE is variable

@@ -338,6 +338,8 @@ typedef struct {
     cuzk_cs *cs;
     const struct cuzk_poseidon_tpl *T; /* recording mode: the template; NULL: witness */
     cuzk_var *var;                     /* recording mode: symbol -> variable */
+    cuzk_coeff *id;                    /* recording mode: T's coefficient ids */
+    cuzk_term *buf;                    /* recording mode: T->max_row terms */
     unsigned t, s;                     /* s: S-boxes on variables so far */
     /* is_const[i]: element i is a known constant (structurally: the same
      * in both modes) */
@@ -429,26 +431,34 @@ void cuzk_poseidon_hash_native(const cuzk_poseidon *p, cuzk_fr *out, const cuzk_
  * with other constants builds its own and frees it. Replaying emits the
  * same terms in the same order as computing the rows in place did (zero
  * coefficients skipped, basis order), so the coefficient table and the
- * matrices are the same bit for bit (tests/test_poseidon_rec.c). */
-
-typedef struct {
-    uint32_t sym;
-    cuzk_fr c;
-} tpl_term;
+ * matrices are the same bit for bit (tests/test_poseidon_rec.c).
+ *
+ * Replaying costs per term, so it does little per term: the coefficient
+ * ids of p's template are memoised in each cs (cuzk_cs_memo: interned the
+ * first time a term is recorded, in recording order, which keeps the
+ * coefficient table's order), and an S-box's input row is built once as a
+ * linear combination for its three uses, the two repeats of which the cs
+ * copies instead of sorting them again (flush_row in src/r1cs/cs.c). */
 
 /* Rows 0..n_sbox-1: the S-box inputs in recording order; rows n_sbox +
- * i: the final state element i. Owned by its cuzk_poseidon (or caller). */
+ * i: the final state element i. Term k is coefficient c[k] times symbol
+ * sym[k] (apart: a replay reads c only the first time, see row_lc).
+ * Owned by its cuzk_poseidon (or caller). */
 struct cuzk_poseidon_tpl {
     unsigned n_sbox;
-    uint32_t *start; /* n_sbox + t + 1 row starts into terms */
-    tpl_term *terms;
+    uint32_t max_row; /* the most terms in a row */
+    uint32_t *start; /* n_sbox + t + 1 row starts into the terms */
+    uint32_t *sym;
+    cuzk_fr *c;
+    uint64_t memo_key; /* the coefficient memo of c (cuzk_cs_memo) */
 };
 
 static void tpl_free(struct cuzk_poseidon_tpl *T)
 {
     if (!T) return;
     free(T->start);
-    free(T->terms);
+    free(T->sym);
+    free(T->c);
     free(T);
 }
 
@@ -459,13 +469,15 @@ static int tpl_push(struct cuzk_poseidon_tpl *T, unsigned row, size_t *cap, cons
     uint32_t n = T->start[row];
     if (n + nb > *cap) {
         size_t nc = (*cap + nb) * 2;
-        tpl_term *t = realloc(T->terms, nc * sizeof *t);
-        if (!t) return 0;
-        T->terms = t;
+        uint32_t *sym = realloc(T->sym, nc * sizeof *sym);
+        if (sym) T->sym = sym;
+        cuzk_fr *cv = realloc(T->c, nc * sizeof *cv);
+        if (cv) T->c = cv;
+        if (!sym || !cv) return 0;
         *cap = nc;
     }
     for (unsigned k = 0; k < nb; k++)
-        if (!cuzk_fr_is_zero(&c[k])) T->terms[n++] = (tpl_term){basis[k], c[k]};
+        if (!cuzk_fr_is_zero(&c[k])) T->sym[n] = basis[k], T->c[n++] = c[k];
     T->start[row + 1] = n;
     return 1;
 }
@@ -557,6 +569,9 @@ static struct cuzk_poseidon_tpl *tpl_build(const cuzk_poseidon *p, const uint8_t
     }
     if (ok) T->n_sbox = s;
     for (unsigned i = 0; ok && i < t; i++) ok &= tpl_push(T, s + i, &tcap, &c[i * cap], basis, nb);
+    for (unsigned i = 0; ok && i < s + t; i++)
+        if (T->start[i + 1] - T->start[i] > T->max_row) T->max_row = T->start[i + 1] - T->start[i];
+    if (ok) T->memo_key = cuzk_cs_memo_key();
     free(basis);
     free(c);
     free(nc);
@@ -565,13 +580,19 @@ static struct cuzk_poseidon_tpl *tpl_build(const cuzk_poseidon *p, const uint8_t
     return NULL;
 }
 
-/* Adds row r of T (over the symbols' variables var) to matrix m of the open
- * constraint. */
-static void emit_row(cuzk_cs *cs, const struct cuzk_poseidon_tpl *T, unsigned r, cuzk_abc m,
-                     const cuzk_var *var)
+/* Row r of T over the symbols' variables var, in buf (T->max_row terms).
+ * id: T's coefficient ids in cs (CUZK_COEFF_UNSET: not yet interned),
+ * filled here: in the order the terms are first recorded, as long as the
+ * row is recorded before the next one is made. */
+static cuzk_lc row_lc(cuzk_cs *cs, const struct cuzk_poseidon_tpl *T, unsigned r,
+                      const cuzk_var *var, cuzk_coeff *id, cuzk_term *buf)
 {
-    for (uint32_t k = T->start[r]; k < T->start[r + 1]; k++)
-        cuzk_cs_term(cs, m, var[T->terms[k].sym], cuzk_cs_coeff(cs, &T->terms[k].c));
+    cuzk_lc lc = {buf, 0, T->max_row};
+    for (uint32_t k = T->start[r]; k < T->start[r + 1]; k++) {
+        if (__builtin_expect(id[k] == CUZK_COEFF_UNSET, 0)) id[k] = cuzk_cs_coeff(cs, &T->c[k]);
+        buf[lc.n++] = (cuzk_term){var[T->sym[k]], id[k]};
+    }
+    return lc;
 }
 
 /* y = x^5 for a variable state element j: allocates x^2, x^4, x^5 and,
@@ -589,11 +610,11 @@ static void gadget_sbox(gadget *g, cuzk_fr *x)
     cuzk_var v4 = cuzk_cs_alloc(cs, &x4);
     cuzk_var v5 = cuzk_cs_alloc(cs, x);
     if (T) {
-        cuzk_var *var = g->var;
-        unsigned s = g->s;
+        /* x three times: flush_row (cs.c) canonicalises it once */
+        cuzk_lc lx = row_lc(cs, T, g->s, g->var, g->id, g->buf);
         cuzk_cs_begin(cs);
-        emit_row(cs, T, s, CUZK_A, var);
-        emit_row(cs, T, s, CUZK_B, var);
+        cuzk_cs_term_lc(cs, CUZK_A, &lx, CUZK_COEFF_ONE);
+        cuzk_cs_term_lc(cs, CUZK_B, &lx, CUZK_COEFF_ONE);
         cuzk_cs_term(cs, CUZK_C, v2, CUZK_COEFF_ONE);
         cuzk_cs_end(cs);
         cuzk_cs_begin(cs);
@@ -603,10 +624,10 @@ static void gadget_sbox(gadget *g, cuzk_fr *x)
         cuzk_cs_end(cs);
         cuzk_cs_begin(cs);
         cuzk_cs_term(cs, CUZK_A, v4, CUZK_COEFF_ONE);
-        emit_row(cs, T, s, CUZK_B, var);
+        cuzk_cs_term_lc(cs, CUZK_B, &lx, CUZK_COEFF_ONE);
         cuzk_cs_term(cs, CUZK_C, v5, CUZK_COEFF_ONE);
         cuzk_cs_end(cs);
-        var[1 + g->t + s] = v5;
+        g->var[1 + g->t + g->s] = v5;
     }
     g->s++;
 }
@@ -616,11 +637,11 @@ static void gadget_sbox(gadget *g, cuzk_fr *x)
  * elements i in outs[0..n_out) as variables out[k]. Records the
  * constraints from T when T != NULL (recording mode). */
 static void permute_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, const cuzk_var *in,
-                           const struct cuzk_poseidon_tpl *T, cuzk_var *var,
-                           const unsigned *outs, unsigned n_out, cuzk_var *out)
+                           const struct cuzk_poseidon_tpl *T, cuzk_var *var, cuzk_coeff *id,
+                           cuzk_term *buf, const unsigned *outs, unsigned n_out, cuzk_var *out)
 {
     unsigned t = p->t;
-    gadget g = {cs, T, var, t, 0, {0}};
+    gadget g = {cs, T, var, id, buf, t, 0, {0}};
     for (unsigned i = 0; i < t; i++) g.is_const[i] = in[i] == CUZK_VAR_ONE;
     if (T) { /* var: symbol -> variable */
         var[0] = CUZK_VAR_ONE;
@@ -632,7 +653,8 @@ static void permute_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, cons
         out[k] = cuzk_cs_alloc(cs, &v[outs[k]]);
         if (T) {
             cuzk_cs_begin(cs);
-            emit_row(cs, T, T->n_sbox + outs[k], CUZK_A, var);
+            cuzk_lc lo = row_lc(cs, T, T->n_sbox + outs[k], var, id, buf);
+            cuzk_cs_term_lc(cs, CUZK_A, &lo, CUZK_COEFF_ONE);
             cuzk_cs_term(cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
             cuzk_cs_term(cs, CUZK_C, out[k], CUZK_COEFF_ONE);
             cuzk_cs_end(cs);
@@ -654,7 +676,7 @@ static void run_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, const cu
 {
     unsigned t = p->t;
     if (!cuzk_cs_recording(cs)) {
-        permute_gadget(cs, p, v, in, NULL, NULL, outs, n_out, out);
+        permute_gadget(cs, p, v, in, NULL, NULL, NULL, NULL, outs, n_out, out);
         return;
     }
     const struct cuzk_poseidon_tpl *T = use_tpl ? p->tpl_ : NULL;
@@ -664,14 +686,28 @@ static void run_gadget(cuzk_cs *cs, const cuzk_poseidon *p, cuzk_fr *v, const cu
         for (unsigned i = 0; i < t; i++) is_const[i] = in[i] == CUZK_VAR_ONE;
         T = own = tpl_build(p, is_const, v);
     }
+    /* The coefficient ids: the cs's memo for p's template, which lives as
+     * long as p; one array for this call for a template of its own (its
+     * rows still repeat: each S-box input is recorded three times). */
+    uint32_t n_terms = T ? T->start[T->n_sbox + t] : 0;
     cuzk_var *var = T ? malloc((1 + t + (size_t)T->n_sbox) * sizeof *var) : NULL;
-    if (!var) {
+    cuzk_term *buf = T ? malloc(((size_t)T->max_row + 1) * sizeof *buf) : NULL;
+    cuzk_coeff *id = NULL;
+    if (own) {
+        id = malloc((n_terms ? n_terms : 1) * sizeof *id);
+        for (uint32_t k = 0; id && k < n_terms; k++) id[k] = CUZK_COEFF_UNSET;
+    } else if (T) {
+        id = cuzk_cs_memo(cs, T->memo_key, n_terms);
+    }
+    if (!var || !id || !buf) {
         cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory recording Poseidon");
         for (unsigned k = 0; k < n_out; k++) out[k] = CUZK_VAR_ONE;
     } else {
-        permute_gadget(cs, p, v, in, T, var, outs, n_out, out);
+        permute_gadget(cs, p, v, in, T, var, id, buf, outs, n_out, out);
     }
     free(var);
+    free(buf);
+    if (own) free(id);
     tpl_free(own);
 }
 

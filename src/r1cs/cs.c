@@ -9,7 +9,6 @@
 #include <cuzk/r1cs.h>
 
 #define AUX_TAG 0x80000000u   /* recorded wire: aux variable by allocation order */
-#define POW2_UNSET 0xfffffffeu
 #define MIN_CAP 1024u         /* first growth step of each value buffer */
 
 /* One matrix while recording: CSR arrays that grow by doubling. */
@@ -30,6 +29,14 @@ struct cuzk_cs_rec {
     uint32_t cap_field_order, cap_bit_order;
     open_row open[3];
     int row_open;
+    /* The terms of the last row of 2 or more terms that flush_row
+     * canonicalised (n = 0: none), and where its result went: matrix
+     * rem_m, rem_len terms from rem_at. A row with the same terms has the
+     * same result, which is copied (see flush_row). */
+    open_row rem;
+    int rem_m;
+    uint64_t rem_at;
+    uint32_t rem_len;
     rec_mat m[3];
     uint64_t n_rows, cap_rows;
     /* coefficient dictionary: values and an open-addressing index */
@@ -40,6 +47,13 @@ struct cuzk_cs_rec {
     cuzk_coeff pow2[256], npow2[256];
     uint64_t *sort;      /* scratch: (wire << 32 | coeff) of one row */
     uint32_t cap_sort;
+    /* coefficient memos (cuzk_cs_memo), in order of first use */
+    struct rec_memo {
+        uint64_t key;
+        uint32_t n;
+        cuzk_coeff *ids;
+    } *memo;
+    uint32_t n_memo, cap_memo;
 };
 
 /* ------------------------------------------------------------ errors -- */
@@ -56,6 +70,9 @@ void cuzk_cs_fail(cuzk_cs *cs, cuzk_status s, const char *fmt, ...)
 
 /* ----------------------------------------------------------- helpers -- */
 
+/* realloc to n_new elements, the new ones zeroed (the bitmaps need it;
+ * value arrays and maps are read only below their counts and use plain
+ * realloc, which leaves the pages of the unused capacity untouched). */
 static void *grow(void *p, size_t n_old, size_t n_new, size_t size)
 {
     void *q = realloc(p, n_new * size);
@@ -73,7 +90,7 @@ static size_t bits_words(uint32_t cap) { return words((size_t)cap + 64); }
 static int grow_order(uint32_t **order, uint32_t *cap_order, uint32_t need)
 {
     if (need <= *cap_order) return 1;
-    uint32_t *o = grow(*order, *cap_order, need, sizeof **order);
+    uint32_t *o = realloc(*order, (size_t)need * sizeof **order);
     if (!o) return 0;
     *order = o;
     *cap_order = need;
@@ -117,7 +134,7 @@ static int grow_fields(cuzk_cs *cs)
     if (cs->cap_fields >= CUZK_VAR_INDEX_MASK) return 0;
     uint32_t cap = next_cap(cs->cap_fields);
     if (!grow_layout(cs, cs->cap_bits, cap)) return 0;
-    cuzk_fr *f = grow(cs->fields, (size_t)cs->cap_fields + 1, (size_t)cap + 1, sizeof *f);
+    cuzk_fr *f = realloc(cs->fields, ((size_t)cap + 1) * sizeof *f);
     if (!f) return 0;
     cs->fields = f;
     cs->cap_fields = cap;
@@ -306,7 +323,7 @@ static cuzk_coeff pow2(cuzk_cs *cs, unsigned k, int neg)
         return CUZK_COEFF_ONE;
     }
     cuzk_coeff *slot = neg ? &r->npow2[k] : &r->pow2[k];
-    if (*slot == POW2_UNSET) {
+    if (*slot == CUZK_COEFF_UNSET) {
         uint64_t l[4] = {0, 0, 0, 0};
         l[k / 64] = 1ull << (k % 64);
         cuzk_fr v;
@@ -340,6 +357,42 @@ cuzk_coeff cuzk_cs_coeff_neg(cuzk_cs *cs, cuzk_coeff c)
     return intern(cs, &v);
 }
 
+uint64_t cuzk_cs_memo_key(void)
+{
+    static uint64_t next = 1; /* the one global: a counter, shared by all threads */
+    return __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+}
+
+cuzk_coeff *cuzk_cs_memo(cuzk_cs *cs, uint64_t key, uint32_t n)
+{
+    struct cuzk_cs_rec *r = cs->rec;
+    if (!r) return NULL;
+    /* a linear scan: a circuit has a few long-lived templates */
+    for (uint32_t k = 0; k < r->n_memo; k++) {
+        if (r->memo[k].key != key) continue;
+        if (r->memo[k].n == n) return r->memo[k].ids;
+        cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT,
+                     "coefficient memo %llu used with %u and %u entries", (unsigned long long)key,
+                     r->memo[k].n, n);
+        return NULL;
+    }
+    if (r->n_memo == r->cap_memo) {
+        uint32_t cap = r->cap_memo ? 2 * r->cap_memo : 4;
+        struct rec_memo *m = realloc(r->memo, cap * sizeof *m);
+        if (!m) goto oom;
+        r->memo = m;
+        r->cap_memo = cap;
+    }
+    cuzk_coeff *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) goto oom;
+    for (uint32_t k = 0; k < n; k++) ids[k] = CUZK_COEFF_UNSET;
+    r->memo[r->n_memo++] = (struct rec_memo){key, n, ids};
+    return ids;
+oom:
+    cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for a coefficient memo");
+    return NULL;
+}
+
 cuzk_coeff cuzk_cs_coeff_mul(cuzk_cs *cs, cuzk_coeff c, cuzk_coeff d)
 {
     if (c == CUZK_COEFF_ZERO || d == CUZK_COEFF_ZERO) return CUZK_COEFF_ZERO;
@@ -366,9 +419,12 @@ static void rec_free(struct cuzk_cs_rec *r)
         free(r->m[m].coeff);
         free(r->m[m].row_start);
     }
+    free(r->rem.t);
     free(r->coeffs);
     free(r->slots);
     free(r->sort);
+    for (uint32_t k = 0; k < r->n_memo; k++) free(r->memo[k].ids);
+    free(r->memo);
     free(r);
 }
 
@@ -386,7 +442,10 @@ static struct cuzk_cs_rec *rec_new(void)
         r->open[m].t = malloc(r->open[m].cap * sizeof(cuzk_term));
         ok = r->m[m].row_start && r->open[m].t;
     }
-    for (int k = 0; k < 256; k++) r->pow2[k] = r->npow2[k] = POW2_UNSET;
+    r->rem.cap = 64;
+    r->rem.t = malloc(r->rem.cap * sizeof(cuzk_term));
+    ok = ok && r->rem.t;
+    for (int k = 0; k < 256; k++) r->pow2[k] = r->npow2[k] = CUZK_COEFF_UNSET;
     if (ok) {
         r->coeffs[0] = CUZK_FR_ONE;
         cuzk_fr_neg(&r->coeffs[1], &CUZK_FR_ONE);
@@ -463,6 +522,7 @@ void cuzk_cs_reset(cuzk_cs *cs)
             for (int m = 0; m < 3; m++) r->m[m].n = 0, r->open[m].n = 0;
             r->n_rows = 0;
             r->row_open = 0;
+            r->rem.n = 0;
         } else {
             cs->rec = rec_new();
             if (!cs->rec) cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for recording");
@@ -690,35 +750,50 @@ void cuzk_cs_begin(cuzk_cs *cs)
     r->open[0].n = r->open[1].n = r->open[2].n = 0;
 }
 
-void cuzk_cs_term(cuzk_cs *cs, cuzk_abc m, cuzk_var v, cuzk_coeff c)
+/* Checks term (v, c) (c not ZERO); 0 with the status set if it is bad. */
+static int term_valid(cuzk_cs *cs, cuzk_var v, cuzk_coeff c)
 {
-    struct cuzk_cs_rec *r = cs->rec;
-    if (!r || c == CUZK_COEFF_ZERO) return;
-    if (!r->row_open || (unsigned)m > 2) {
-        cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT, "term outside cuzk_cs_begin/end");
-        return;
-    }
     if (!var_valid(cs, v)) {
         cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT,
                      "constraint %llu uses variable 0x%08x, which was never allocated",
-                     (unsigned long long)r->n_rows, v);
-        return;
+                     (unsigned long long)cs->rec->n_rows, v);
+        return 0;
     }
-    if (c >= r->n_coeffs) {
+    if (c >= cs->rec->n_coeffs) {
         cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT, "unknown coefficient index %u", c);
-        return;
+        return 0;
+    }
+    return 1;
+}
+
+/* Room for n more terms in the open row of matrix m (m checked, a row open). */
+static open_row *open_reserve(cuzk_cs *cs, cuzk_abc m, uint32_t n)
+{
+    struct cuzk_cs_rec *r = cs->rec;
+    if (!r->row_open || (unsigned)m > 2) {
+        cuzk_cs_fail(cs, CUZK_ERR_INVALID_ARGUMENT, "term outside cuzk_cs_begin/end");
+        return NULL;
     }
     open_row *o = &r->open[m];
-    if (o->n == o->cap) {
-        cuzk_term *t = realloc(o->t, (size_t)o->cap * 2 * sizeof *t);
+    if ((uint64_t)o->n + n > o->cap) {
+        uint64_t cap = o->cap;
+        while (cap < (uint64_t)o->n + n) cap *= 2;
+        cuzk_term *t = cap <= UINT32_MAX ? realloc(o->t, cap * sizeof *t) : NULL;
         if (!t) {
             cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for a constraint");
-            return;
+            return NULL;
         }
         o->t = t;
-        o->cap *= 2;
+        o->cap = (uint32_t)cap;
     }
-    o->t[o->n++] = (cuzk_term){v, c};
+    return o;
+}
+
+void cuzk_cs_term(cuzk_cs *cs, cuzk_abc m, cuzk_var v, cuzk_coeff c)
+{
+    if (!cs->rec || c == CUZK_COEFF_ZERO) return;
+    open_row *o = open_reserve(cs, m, 1);
+    if (o && term_valid(cs, v, c)) o->t[o->n++] = (cuzk_term){v, c};
 }
 
 void cuzk_cs_term_lc(cuzk_cs *cs, cuzk_abc m, const cuzk_lc *lc, cuzk_coeff scale)
@@ -730,8 +805,33 @@ void cuzk_cs_term_lc(cuzk_cs *cs, cuzk_abc m, const cuzk_lc *lc, cuzk_coeff scal
                      lc->cap);
         return;
     }
-    for (uint32_t k = 0; k < lc->n; k++)
-        cuzk_cs_term(cs, m, lc->t[k].var, cuzk_cs_coeff_mul(cs, lc->t[k].coeff, scale));
+    if (scale != CUZK_COEFF_ONE) {
+        for (uint32_t k = 0; k < lc->n; k++)
+            cuzk_cs_term(cs, m, lc->t[k].var, cuzk_cs_coeff_mul(cs, lc->t[k].coeff, scale));
+        return;
+    }
+    /* scale 1: the terms as they are, in one go. A branch-free check of
+     * the whole list first (a ZERO coefficient counts as bad: >= n_coeffs),
+     * then one copy; term by term only if something is off. */
+    open_row *o = open_reserve(cs, m, lc->n);
+    if (!o) return;
+    const uint32_t lim[4] = {cs->n_inputs, cs->n_fields, cs->n_bits, 0};
+    uint32_t n_coeffs = cs->rec->n_coeffs, bad = 0;
+    for (uint32_t k = 0; k < lc->n; k++) {
+        cuzk_term t = lc->t[k];
+        bad |= ((t.var & CUZK_VAR_INDEX_MASK) >= lim[t.var >> 30]) | (t.coeff >= n_coeffs);
+    }
+    if (!bad) {
+        memcpy(o->t + o->n, lc->t, (size_t)lc->n * sizeof *o->t);
+        o->n += lc->n;
+        return;
+    }
+    for (uint32_t k = 0; k < lc->n; k++) {
+        cuzk_term t = lc->t[k];
+        if (t.coeff == CUZK_COEFF_ZERO) continue;
+        if (!term_valid(cs, t.var, t.coeff)) return;
+        o->t[o->n++] = t;
+    }
 }
 
 static uint32_t wire_of(const cuzk_cs *cs, cuzk_var v)
@@ -783,12 +883,55 @@ static void sort_u64(uint64_t *a, uint32_t n)
     /* four passes: the result is back in a */
 }
 
-/* Canonicalises the open row of matrix m and appends it. */
+/* Room for n more terms in mat. */
+static int mat_reserve(cuzk_cs *cs, rec_mat *mat, uint64_t n)
+{
+    if (mat->n + n <= mat->cap) return 1;
+    uint64_t cap = mat->cap ? mat->cap : 4096;
+    while (cap < mat->n + n) cap *= 2;
+    uint32_t *wv = realloc(mat->wire, cap * sizeof *wv);
+    if (wv) mat->wire = wv;
+    uint32_t *cv = realloc(mat->coeff, cap * sizeof *cv);
+    if (cv) mat->coeff = cv;
+    if (!wv || !cv) {
+        cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for the matrices");
+        return 0;
+    }
+    mat->cap = cap;
+    return 1;
+}
+
+/* Canonicalises the open row of matrix m and appends it.
+ *
+ * A row's canonical form depends only on its terms: the wire of a variable
+ * is fixed when it is allocated, and a merged sum is interned to the same
+ * id every time (an interned value keeps its id). So a row with the same
+ * terms, in the same order, as the last row of 2 or more terms that was
+ * canonicalised copies that one's result (a row of one term costs less
+ * than the compare). Gadgets repeat rows: the Poseidon S-box x^5 records
+ * its input x three times (x * x = x2, x4 * x = x5), the long rows of the
+ * partial rounds included; copying the two repeats took recording
+ * wpost-32g at 2^20 from 0.54 to 0.49 s (docs/perf.md). */
 static void flush_row(cuzk_cs *cs, int m)
 {
     struct cuzk_cs_rec *r = cs->rec;
     open_row *o = &r->open[m];
     rec_mat *mat = &r->m[m];
+    if (o->n <= 1) { /* most rows of most gadgets: nothing to sort or merge */
+        if (o->n == 0 || !mat_reserve(cs, mat, 1)) return;
+        mat->wire[mat->n] = wire_of(cs, o->t[0].var);
+        mat->coeff[mat->n++] = o->t[0].coeff; /* open rows hold no ZERO */
+        return;
+    }
+    if (o->n == r->rem.n && !memcmp(o->t, r->rem.t, o->n * sizeof *o->t)) {
+        uint64_t len = r->rem_len;
+        if (!mat_reserve(cs, mat, len)) return;
+        const rec_mat *src = &r->m[r->rem_m]; /* after the reserve: it may be mat */
+        memcpy(mat->wire + mat->n, src->wire + r->rem_at, len * sizeof *mat->wire);
+        memcpy(mat->coeff + mat->n, src->coeff + r->rem_at, len * sizeof *mat->coeff);
+        mat->n += len;
+        return;
+    }
     if ((uint64_t)o->n * 2 > r->cap_sort) {
         uint32_t cap = o->n * 2 < 128 ? 128 : o->n * 2;
         uint64_t *s = realloc(r->sort, (size_t)cap * sizeof *s);
@@ -821,23 +964,19 @@ static void flush_row(cuzk_cs *cs, int m)
         if (c != CUZK_COEFF_ZERO) s[out++] = (uint64_t)w << 32 | c;
         k = e;
     }
-    if (mat->n + out > mat->cap) {
-        uint64_t cap = mat->cap ? mat->cap : 4096;
-        while (cap < mat->n + out) cap *= 2;
-        uint32_t *wv = realloc(mat->wire, cap * sizeof *wv);
-        if (wv) mat->wire = wv;
-        uint32_t *cv = realloc(mat->coeff, cap * sizeof *cv);
-        if (cv) mat->coeff = cv;
-        if (!wv || !cv) {
-            cuzk_cs_fail(cs, CUZK_ERR_NO_MEMORY, "out of memory for the matrices");
-            return;
-        }
-        mat->cap = cap;
-    }
+    if (!mat_reserve(cs, mat, out)) return;
     for (uint32_t k = 0; k < out; k++) {
         mat->wire[mat->n + k] = (uint32_t)(s[k] >> 32);
         mat->coeff[mat->n + k] = (uint32_t)s[k];
     }
+    /* remember the row: its terms move to rem, rem's buffer to o */
+    open_row t = r->rem;
+    r->rem = *o;
+    *o = t;
+    o->n = 0;
+    r->rem_m = m;
+    r->rem_at = mat->n;
+    r->rem_len = out;
     mat->n += out;
 }
 
