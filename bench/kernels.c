@@ -22,9 +22,11 @@
  * the H200 (IMAD.WIDE and IMAD.HI 2, other IMAD forms 1): Fr mul 264,
  * Fr sqr 226, Fp mul 588, Fp sqr 471. It is the real ceiling of this code.
  *
- * --msm 20,24,26 [--g2] [--bits]: MSM rows instead (cuzk_gpu_g1_msm,
- * cuzk_gpu_g2_msm, or with --bits the 0/1-scalar sums cuzk_gpu_g*_msm_bits
- * on a random bitmap of density 1/2; src/gpu/msm.cu).
+ * --msm 20,24,26 [--g2] [--bits] [--affine]: MSM rows instead
+ * (cuzk_gpu_g1_msm, cuzk_gpu_g2_msm, or with --bits the 0/1-scalar sums
+ * cuzk_gpu_g*_msm_bits on a random bitmap of density 1/2; src/gpu/msm.cu);
+ * --affine switches the plans to batch-affine bucket accumulation
+ * (cuzk_gpu_msm_plan_set_acc, src/gpu/msm_affine.cuh).
  * For each size 2^s: points P_j = B + j S generated on the device (random B,
  * S; resident), uniformly random scalars below r in pinned host memory, one
  * warm-up call checked against [sum k_j] B + [sum j k_j] S, then `reps`
@@ -283,6 +285,7 @@ typedef struct {
     int g2;   /* 0: G1, 1: G2 */
     int bits; /* 0/1 scalars of density 1/2 (cuzk_gpu_g*_msm_bits) */
     int pre;  /* also precomputed plans (a second row per size) */
+    int affine; /* batch-affine bucket accumulation (cuzk_gpu_msm_plan_set_acc) */
 } msm_mode;
 
 /* sppark on the H200 (research/gpu-sota.md §1a, pinned scalars), ms; 0 if
@@ -347,6 +350,10 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         q = *end == ',' ? end + 1 : end;
     }
     if (nl == 0 || reps == 0 || reps > 64) { fprintf(stderr, "--msm: bad arguments\n"); return 2; }
+    if (mode.affine && mode.bits) {
+        fprintf(stderr, "--msm: --affine applies to random scalars, not --bits\n");
+        return 2;
+    }
     cuzk_gpu_ctx *ctx = NULL;
     cuzk_status st = cuzk_gpu_ctx_create(&ctx, device, (size_t)1 << 20);
     if (st != CUZK_OK) {
@@ -369,9 +376,9 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     else
         for (size_t i = 0; i < nmax; i++) rand_scalar(&k[i]);
     const char *gname = mode.g2 ? "G2" : "G1";
-    printf("%s MSM, points resident (generated on the device), %s in pinned host memory\n"
+    printf("%s MSM%s, points resident (generated on the device), %s in pinned host memory\n"
            "(%.1f s to draw them); median of %u calls after a checked warm-up; stage times from"
-           " CUDA events.\n", gname,
+           " CUDA events.\n", gname, mode.affine ? " (batch-affine accumulation)" : "",
            mode.bits ? "0/1 scalars (random bitmap, density 1/2)" : "random scalars < r",
            (bench_now_ns() - t0) * 1e-9, reps);
     printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s%s\n", "n",
@@ -395,6 +402,10 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         double tg = bench_now_ns();
         st = mode.g2 ? cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags)
                      : cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags);
+        if (st == CUZK_OK && mode.affine) {
+            st = cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_BATCH_AFFINE);
+            if (st != CUZK_OK) cuzk_gpu_msm_plan_destroy(plan);
+        }
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: %s plan: %s (%s)\n", lgs[li], flags ? "precomputed" : "plain",
@@ -806,10 +817,11 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
-            "  --msm 20,24,26 [--g2] [--bits] [--precompute] [--msm-reps R] [--msm-c C]: MSM\n"
-            "  rows instead (sizes as log2; G1, or G2 with --g2; random scalars, or 0/1 scalars\n"
-            "  of density 1/2 with --bits; R default 5; C forces the window size;\n"
-            "  --precompute adds a precomputed plan's row after each plain one).\n"
+            "  --msm 20,24,26 [--g2] [--bits] [--precompute] [--affine] [--msm-reps R]\n"
+            "  [--msm-c C]: MSM rows instead (sizes as log2; G1, or G2 with --g2; random\n"
+            "  scalars, or 0/1 scalars of density 1/2 with --bits; R default 5; C forces the\n"
+            "  window size; --precompute adds a precomputed plan's row after each plain one;\n"
+            "  --affine: batch-affine bucket accumulation).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
             "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
@@ -823,7 +835,7 @@ int bench_kernels(int argc, char **argv)
     int sweep = 0, device = 0, calibrate = 0;
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
-    msm_mode mmode = {0, 0, 0};
+    msm_mode mmode = {0, 0, 0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
     int ntt_nsizes = 4;
@@ -850,6 +862,7 @@ int bench_kernels(int argc, char **argv)
         else if (!strcmp(argv[i], "--g2")) mmode.g2 = 1;
         else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
         else if (!strcmp(argv[i], "--precompute")) mmode.pre = 1;
+        else if (!strcmp(argv[i], "--affine")) mmode.affine = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
         else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;

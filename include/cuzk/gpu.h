@@ -269,6 +269,23 @@ cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
 cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
                                  const uint64_t *bits, size_t n, cuzk_g2_jac *r);
 
+/* How an MSM on the plan fills its buckets (stage "accumulate"); both give
+ * the same results, and plans start with CUZK_GPU_MSM_XYZZ.
+ *   XYZZ          mixed additions into XYZZ buckets (8M + 2S each).
+ *   BATCH_AFFINE  affine additions (2M + 1S) that share one field inversion
+ *                 per 32 additions by Montgomery's trick (+3M each), 32
+ *                 independent streams of sorted entries per thread
+ *                 (src/gpu/msm_affine.cuh). It needs 2 more affine points of
+ *                 device memory per 32 sort entries (n * windows entries:
+ *                 4.8 GB for 2^26 G1 points at c = 22), allocated by the
+ *                 first switch to it (and counted by
+ *                 cuzk_gpu_msm_plan_device_bytes), freed with the plan.
+ * Set before an MSM call on the plan's thread; bitmap sums are unaffected.
+ * CUZK_ERR_INVALID_ARGUMENT for an unknown method, CUZK_ERR_NO_MEMORY if the
+ * device has no room (the plan is then unchanged). */
+typedef enum { CUZK_GPU_MSM_XYZZ = 0, CUZK_GPU_MSM_BATCH_AFFINE = 1 } cuzk_gpu_msm_acc;
+cuzk_status cuzk_gpu_msm_plan_set_acc(cuzk_gpu_msm_plan *plan, cuzk_gpu_msm_acc acc);
+
 /* The stage times of the plan's last MSM call. */
 cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *plan, cuzk_gpu_msm_timing *t);
 

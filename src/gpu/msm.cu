@@ -15,6 +15,7 @@ extern "C" {
 
 #include "gpu/gpu_internal.cuh"
 #include "gpu/msm.cuh"
+#include "gpu/msm_affine.cuh"
 
 /* ------------------------------------------------------------- kernels -- */
 
@@ -200,6 +201,8 @@ struct cuzk_gpu_msm_plan {
     size_t scratch_bytes;
     cudaEvent_t ev[EV_COUNT];
     cuzk_gpu_msm_timing last;
+    cuzk_gpu_msm_acc acc;  /* accumulation method (cuzk_gpu_msm_plan_set_acc) */
+    uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream; own allocation */
 };
 
 /* The bitmap sum's GPU levels stop at this many partials; the host adds
@@ -272,6 +275,7 @@ extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
     (void)cudaSetDevice(p->ctx->device);
     (void)cudaStreamSynchronize(p->ctx->stream);
     if (p->mem) (void)cudaFree(p->mem);
+    if (p->aff_pieces) (void)cudaFree(p->aff_pieces);
     if (p->win_host) (void)cudaFreeHost(p->win_host);
     for (int i = 0; i < EV_COUNT; i++)
         if (p->ev[i]) (void)cudaEventDestroy(p->ev[i]);
@@ -614,6 +618,97 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, const void **src, size_t by
     return CUZK_OK;
 }
 
+/* ------------------------------------------ batch-affine accumulation --
+ * Stage 3 (and 4) by affine additions sharing inversions (msm_affine.cuh),
+ * on a plan switched to it by cuzk_gpu_msm_plan_set_acc. */
+
+/* Streams per thread and entries per stream. K: the inversion (~30-50 Fp
+ * multiplications' worth) costs 1/K of it per addition, the thread's local
+ * state is 3 K field elements. MSM_AFF_LEN: a bucket cut by a stream
+ * boundary costs one mixed addition more (merge) and 2 affine pieces of
+ * memory per stream; at 2^26 G1 points, c = 22, runs are ~32 entries long.
+ * Not yet measured (chosen from the cost model in docs/perf.md, "GPU G1
+ * MSM"). */
+#define MSM_AFF_K 32
+#define MSM_AFF_LEN 32u
+#define MSM_AFF_BLOCK 128
+/* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
+static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
+
+template <class F>
+__global__ void __launch_bounds__(MSM_AFF_BLOCK)
+    msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
+}
+
+template <class F>
+__global__ void msm_aff_merge_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_merge_thread<F>(a, t);
+}
+
+template <class F>
+__global__ void msm_aff_combine_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_combine_thread<F>(a, t);
+}
+
+/* Streams for m sort entries. */
+static size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / MSM_AFF_LEN; }
+
+template <class F>
+static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, const msm_acc_args &x)
+{
+    msm_aff_args a;
+    a.keys = x.keys;
+    a.vals = x.vals;
+    a.m = x.m;
+    a.sentinel = x.sentinel;
+    a.len = MSM_AFF_LEN;
+    a.streams = MSM_AFF_K;
+    a.points = x.points;
+    a.buckets = x.buckets;
+    a.pieces = p->aff_pieces;
+    a.tpieces = x.pieces;
+    size_t nthreads = (msm_aff_streams(x.m) + MSM_AFF_K - 1) / MSM_AFF_K;
+    cudaStream_t s = p->ctx->stream;
+    unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
+    msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH();
+    msm_aff_merge_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH();
+    msm_aff_combine_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH();
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_plan_set_acc(cuzk_gpu_msm_plan *p, cuzk_gpu_msm_acc acc)
+{
+    if (!p || (acc != CUZK_GPU_MSM_XYZZ && acc != CUZK_GPU_MSM_BATCH_AFFINE))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    if (acc == CUZK_GPU_MSM_BATCH_AFFINE && !p->aff_pieces) {
+        CUZK_CUDA_TRY(cudaSetDevice(p->ctx->device));
+        size_t bytes = 2 * msm_aff_streams((size_t)p->g.nwin * p->n) * p->aff_bytes;
+        cudaError_t e = cudaMalloc(&p->aff_pieces, bytes);
+        if (e != cudaSuccess) {
+            p->aff_pieces = NULL;
+            return cuzk_gpu_fail(e, "msm batch-affine pieces", __FILE__, __LINE__);
+        }
+        p->mem_bytes += bytes;
+    }
+    p->acc = acc;
+    return CUZK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
 /* The device stages of an MSM; the window sums end up in p->win_host (a
  * precomputed plan: the virtual windows' S_v, then their U_v). */
 template <class F>
@@ -652,10 +747,17 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, siz
     a.buckets = p->buckets;
     a.pieces = p->pieces;
     size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
-    msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(a, nchunks);
-    CUZK_CUDA_TRY_LAUNCH();
-    msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(a, nchunks);
-    CUZK_CUDA_TRY_LAUNCH();
+    if (p->acc == CUZK_GPU_MSM_BATCH_AFFINE) {
+        /* The batch-affine variant (msm_affine.cuh); same input and output. */
+        if ((st = msm_aff_accumulate<F>(p, a)) != CUZK_OK) return st;
+    } else {
+        msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            a, nchunks);
+        CUZK_CUDA_TRY_LAUNCH();
+        msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(
+            a, nchunks);
+        CUZK_CUDA_TRY_LAUNCH();
+    }
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
 
     size_t nseg = (size_t)rg.nwin * rg.t1;

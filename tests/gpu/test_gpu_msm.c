@@ -15,11 +15,16 @@
  * sum k_j (B + j S) = [sum k_j] B + [sum j k_j] S.
  *
  * The two groups run the same checks through a table of functions (grp),
- * all of them twice: on plain plans and on precomputed ones
+ * all of them four times: on plain and on precomputed plans
  * (CUZK_GPU_MSM_PRECOMPUTE; there the forced windows include c = 24, and
- * the bitmap sums use the table's first points). test_precompute checks
- * what only precomputed plans have: the window range, flags, table time,
- * and CUZK_ERR_NO_MEMORY for a table larger than the device.
+ * the bitmap sums use the table's first points), each with the default
+ * XYZZ bucket accumulation and then (except the bitmap sums, which do not
+ * accumulate buckets) with plans switched to the batch-affine one
+ * (cuzk_gpu_msm_plan_set_acc); the edge cases add equal scalars on
+ * distinct points (one bucket per window gets every entry).
+ * test_precompute checks what only precomputed plans have: the window
+ * range, flags, table time, and CUZK_ERR_NO_MEMORY for a table larger
+ * than the device.
  * CUZK_TEST_QUICK=1 keeps sizes small (for compute-sanitizer). Exit 77
  * (ctest: skipped) without a GPU. Replay with CUZK_SEED=<n>. */
 #include <stdio.h>
@@ -40,6 +45,18 @@ static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull
 
 static cuzk_gpu_ctx *ctx;
 static unsigned plan_flags; /* of every plan the checks make: 0 or CUZK_GPU_MSM_PRECOMPUTE */
+
+/* The accumulation method every plan is switched to after creation. */
+static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
+
+/* Switches a fresh plan to acc_mode (nothing to do for the default). */
+static void set_acc(cuzk_gpu_msm_plan *plan, const char *gname)
+{
+    if (acc_mode == CUZK_GPU_MSM_XYZZ) return;
+    cuzk_status st = cuzk_gpu_msm_plan_set_acc(plan, acc_mode);
+    CHECK_MSG(st == CUZK_OK, "%s set_acc: %s (%s)", gname, cuzk_strerror(st),
+              cuzk_gpu_last_error());
+}
 
 static void *xmalloc(size_t n)
 {
@@ -240,6 +257,7 @@ static cuzk_gpu_msm_plan *make_plan(const grp *g, const void *points, size_t n, 
               cuzk_strerror(st), cuzk_gpu_last_error());
     if (st == CUZK_OK)
         CHECK_MSG(cuzk_gpu_msm_plan_flags(plan) == plan_flags, "%s plan flags", g->name);
+    if (st == CUZK_OK) set_acc(plan, g->name);
     return st == CUZK_OK ? plan : NULL;
 }
 
@@ -304,11 +322,12 @@ static void test_windows(const grp *g, int quick)
 
 enum {
     E_ZERO, E_ONE, E_RM1, E_MAX, E_SMALL, E_REPEAT_EQ, E_REPEAT, E_NEGPAIR, E_INF, E_ALLINF,
-    E_COUNT
+    E_EQ_SCALARS, E_COUNT
 };
 static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1", "small",
                                    "repeated point, equal scalars", "repeated point",
-                                   "P, -P pairs", "some infinity", "all infinity"};
+                                   "P, -P pairs", "some infinity", "all infinity",
+                                   "equal scalars"};
 
 /* Point set `base` changed as edge case e needs (into p); scalars too. */
 static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_scalar *k, size_t n)
@@ -334,6 +353,7 @@ static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_sca
             break;
         case E_INF: if (i % 3 == 1) memset(PT(g, p, i), 0, g->aff); break;
         case E_ALLINF: memset(PT(g, p, i), 0, g->aff); break;
+        case E_EQ_SCALARS: k[i] = one_k; break;
         default: break;
         }
     }
@@ -403,6 +423,7 @@ static void test_bits(const grp *g, int quick)
     /* Point-set edge cases with every bit set and with half. */
     size_t n = quick ? 300 : 1000;
     for (int e = E_REPEAT_EQ; e < E_COUNT; e++) {
+        if (e == E_EQ_SCALARS) continue; /* the same points as "random" */
         edge_points(g, e, base, p, k, n);
         cuzk_gpu_msm_plan *pl = make_plan(g, p, n, 0);
         if (!pl) continue;
@@ -430,6 +451,7 @@ static void test_seq(const grp *g, int quick)
     cuzk_status st = g->plan_seq(&plan, n, bs, PT(g, bs, 1));
     CHECK_MSG(st == CUZK_OK, "%s seq plan: %s (%s)", g->name, cuzk_strerror(st),
               cuzk_gpu_last_error());
+    if (plan) set_acc(plan, g->name);
     if (!plan) {
         free(bs);
         return;
@@ -492,6 +514,20 @@ static void test_misuse(void)
         CHECK(cuzk_gpu_msm_plan_timing(plan, &tm) == CUZK_OK && tm.total > 0);
         CHECK(cuzk_gpu_g2_msm_bits(ctx, plan2, bits, 4, &r2) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_timing(plan2, &tm) == CUZK_OK && tm.total > 0);
+        /* Accumulation methods: bad ones refused, and switching back and
+         * forth keeps the results right. */
+        CHECK(cuzk_gpu_msm_plan_set_acc(NULL, CUZK_GPU_MSM_XYZZ) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_msm_plan_set_acc(plan, (cuzk_gpu_msm_acc)7) == CUZK_ERR_INVALID_ARGUMENT);
+        size_t bytes = cuzk_gpu_msm_plan_device_bytes(plan);
+        for (int rep = 0; rep < 2; rep++) {
+            CHECK(cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_BATCH_AFFINE) == CUZK_OK);
+            CHECK(cuzk_gpu_msm_plan_device_bytes(plan) > bytes);
+            compare(&G1, plan, p, k, 4, "switched to batch-affine");
+            CHECK(cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_XYZZ) == CUZK_OK);
+            compare(&G1, plan, p, k, 4, "switched back to xyzz");
+        }
+        CHECK(cuzk_gpu_msm_plan_set_acc(plan2, CUZK_GPU_MSM_BATCH_AFFINE) == CUZK_OK);
+        compare(&G2, plan2, q, k, 4, "switched to batch-affine");
     }
     cuzk_gpu_msm_plan_destroy(plan);
     cuzk_gpu_msm_plan_destroy(plan2);
@@ -578,14 +614,18 @@ int main(void)
     test_misuse();
     test_precompute();
     const grp *groups[2] = {&G1, &G2};
-    for (int pre = 0; pre < 2; pre++) {
-        plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
-        for (int gi = 0; gi < 2; gi++) {
-            test_sizes(groups[gi], quick);
-            test_windows(groups[gi], quick);
-            test_edges(groups[gi], quick);
-            test_bits(groups[gi], quick);
-            test_seq(groups[gi], quick);
+    for (int ba = 0; ba < 2; ba++) {
+        acc_mode = ba ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ;
+        if (ba) printf("  batch-affine accumulation:\n");
+        for (int pre = 0; pre < 2; pre++) {
+            plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+            for (int gi = 0; gi < 2; gi++) {
+                test_sizes(groups[gi], quick);
+                test_windows(groups[gi], quick);
+                test_edges(groups[gi], quick);
+                if (!ba) test_bits(groups[gi], quick);
+                test_seq(groups[gi], quick);
+            }
         }
     }
     cuzk_gpu_ctx_destroy(ctx);

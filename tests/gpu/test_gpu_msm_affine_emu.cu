@@ -1,0 +1,420 @@
+/* The GPU MSM's per-thread bodies (src/gpu/msm.cuh, msm_affine.cuh) compiled
+ * for the host, with the PTX carry chains emulated (CUZK_FF_HOST_EMULATION,
+ * as test_gpu_ff_emu), driven by host loops in place of the kernel launches
+ * (digits, sort, clear, accumulate, combine, the two reduction levels, then
+ * the host's window sum as msm.cu does it), against the CPU MSM
+ * (cuzk_g1_msm, cuzk_g2_msm). It checks the stage logic on machines without
+ * a GPU; test_gpu_msm runs the real kernels.
+ *
+ * Checked: the safegcd inversion against cuzk_fp_inv / cuzk_fp2_inv
+ * (random values and 0, 1, 2, p - 1, p - 2, R, small and sparse values, with
+ * and without its early exit); MSMs by both accumulation methods, XYZZ and
+ * batch-affine, the latter with several stream counts K and lengths (K = 1
+ * and length 1 put every run boundary on a stream boundary), on random
+ * points and scalars of several sizes and windows, and on edge cases: all
+ * scalars 0, 1, r - 1, 2^256 - 1, small; one point repeated with equal
+ * scalars (one bucket per window doubles), one point repeated, P and -P with
+ * equal scalars (buckets cancel to infinity mid-run), points at infinity,
+ * equal scalars on distinct points (one bucket gets every entry: runs span
+ * many streams and threads). Seeded: replay with CUZK_SEED=<n>. */
+#define CUZK_FF_HOST_EMULATION 1
+#include "gpu/msm.cuh"
+#include "gpu/msm_affine.cuh"
+
+#include <string.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+extern "C" {
+#include <cuzk/ec.h>
+#include <cuzk/msm.h>
+
+#include "test_util.h"
+}
+
+#define NAME "test_gpu_msm_emu"
+
+/* r, little-endian. */
+static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+
+static void rand_scalar(cuzk_scalar *s)
+{
+    cuzk_fr f;
+    test_rand_fr(&f);
+    memcpy(s->l, f.l, sizeof s->l);
+}
+
+/* ---------------------------------------------------------- inversion -- */
+
+static void check_inv(void)
+{
+    const int iters = 20000;
+    int bad = 0, bad_ct = 0, maxb = 0;
+    double sumb = 0;
+    for (int it = 0; it < iters; it++) {
+        cuzk_fp a, want, got;
+        uint64_t v[CUZK_FP_LIMBS] = {0};
+        if (it < 16) {
+            /* Edge values as raw (Montgomery) limbs: 0, 1, 2, p - 1, p - 2,
+             * 2^k, then small and sparse ones. */
+            switch (it) {
+            case 0: break;
+            case 1: v[0] = 1; break;
+            case 2: v[0] = 2; break;
+            case 3: case 4:
+                memcpy(v, CUZK_FP_MODULUS, sizeof v);
+                v[0] -= (uint64_t)(it - 2);
+                break;
+            case 5: v[5] = (uint64_t)1 << 60; break;
+            case 6: v[3] = 1; break;
+            default: v[it % 6] = test_rand64() >> (it % 60); break;
+            }
+            memcpy(a.l, v, sizeof v);
+        } else if (it == 16) {
+            cuzk_fp_from_u64(&a, 1); /* R */
+        } else {
+            test_rand_fp(&a);
+        }
+        cuzk_fp_inv(&want, &a);
+        uint32_t x[12], y[12];
+        memcpy(x, a.l, sizeof x);
+        int b = msm_fp_inv(y, x);
+        memcpy(got.l, y, sizeof y);
+        bad += !cuzk_fp_eq(&got, &want);
+        if (b > maxb) maxb = b;
+        sumb += b;
+        if (it < 2000) {
+            msm_fp_inv<false>(y, x);
+            memcpy(got.l, y, sizeof y);
+            bad_ct += !cuzk_fp_eq(&got, &want);
+        }
+    }
+    CHECK_MSG(bad == 0, "Fp inverse: %d of %d differ", bad, iters);
+    CHECK_MSG(bad_ct == 0, "Fp inverse, all %d batches: %d of 2000 differ", MSM_INV_BATCHES, bad_ct);
+    CHECK_MSG(maxb <= MSM_INV_BATCHES, "Fp inverse: %d batches", maxb);
+    printf("  Fp inverse: %d values, 30-divstep batches: mean %.2f, max %d (bound %d)\n", iters,
+           sumb / iters, maxb, MSM_INV_BATCHES);
+    int bad2 = 0;
+    for (int it = 0; it < 2000; it++) {
+        cuzk_fp2 a, want;
+        test_rand_fp2(&a);
+        if (it == 0) memset(&a.c1, 0, sizeof a.c1);
+        if (it == 1) memset(&a.c0, 0, sizeof a.c0);
+        cuzk_fp2_inv(&want, &a);
+        EcFp2::E x, y;
+        memcpy(&x, &a, sizeof a);
+        msm_aff_field<EcFp2>::inv(y, x);
+        bad2 += memcmp(&y, &want, sizeof want) != 0;
+    }
+    CHECK_MSG(bad2 == 0, "Fp2 inverse: %d of 2000 differ", bad2);
+}
+
+/* ------------------------------------------------------ the two groups -- */
+
+template <class F>
+struct grp;
+
+template <>
+struct grp<EcFp> {
+    typedef cuzk_g1_affine aff;
+    typedef cuzk_g1_jac jac;
+    typedef cuzk_g1_xyzz xyzz;
+    static const char *name() { return "G1"; }
+    /* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
+    static void gen(aff *out, size_t n)
+    {
+        std::vector<jac> j(n);
+        std::vector<cuzk_fp> scratch(n);
+        jac base, step;
+        cuzk_fr a, b;
+        test_rand_fr(&a);
+        test_rand_fr(&b);
+        cuzk_g1_from_affine(&base, &CUZK_G1_GENERATOR);
+        cuzk_g1_mul(&j[0], &base, &a);
+        cuzk_g1_mul(&step, &base, &b);
+        for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
+        cuzk_g1_batch_to_affine(out, j.data(), n, scratch.data());
+    }
+    static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
+    {
+        return cuzk_g1_msm(r, p, k, n, 0);
+    }
+    static void neg(aff *r, const aff *a) { cuzk_g1_affine_neg(r, a); }
+    static int eq(const jac *a, const jac *b) { return cuzk_g1_jac_eq(a, b); }
+    static void set_inf(jac *r) { cuzk_g1_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g1_dbl(r, r); }
+    static void add_xyzz(jac *r, const xyzz *p)
+    {
+        jac t;
+        cuzk_g1_xyzz_to_jac(&t, p);
+        cuzk_g1_add(r, r, &t);
+    }
+};
+
+template <>
+struct grp<EcFp2> {
+    typedef cuzk_g2_affine aff;
+    typedef cuzk_g2_jac jac;
+    typedef cuzk_g2_xyzz xyzz;
+    static const char *name() { return "G2"; }
+    static void gen(aff *out, size_t n)
+    {
+        std::vector<jac> j(n);
+        std::vector<cuzk_fp2> scratch(n);
+        jac base, step;
+        cuzk_fr a, b;
+        test_rand_fr(&a);
+        test_rand_fr(&b);
+        cuzk_g2_from_affine(&base, &CUZK_G2_GENERATOR);
+        cuzk_g2_mul(&j[0], &base, &a);
+        cuzk_g2_mul(&step, &base, &b);
+        for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
+        cuzk_g2_batch_to_affine(out, j.data(), n, scratch.data());
+    }
+    static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
+    {
+        return cuzk_g2_msm(r, p, k, n, 0);
+    }
+    static void neg(aff *r, const aff *a) { cuzk_g2_affine_neg(r, a); }
+    static int eq(const jac *a, const jac *b) { return cuzk_g2_jac_eq(a, b); }
+    static void set_inf(jac *r) { cuzk_g2_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g2_dbl(r, r); }
+    static void add_xyzz(jac *r, const xyzz *p)
+    {
+        jac t;
+        cuzk_g2_xyzz_to_jac(&t, p);
+        cuzk_g2_add(r, r, &t);
+    }
+};
+
+/* ------------------------------------------------- the emulated MSM -- */
+
+/* An accumulation method: XYZZ (k = 0) or batch-affine with k streams per
+ * thread of len entries. */
+struct method {
+    int k;
+    uint32_t len;
+};
+
+static unsigned lg2(size_t x)
+{
+    unsigned l = 0;
+    while (((size_t)1 << l) < x) l++;
+    return l;
+}
+
+/* msm.cu's msm_geom_init. */
+static msm_geom geom(unsigned c)
+{
+    msm_geom g;
+    g.c = c;
+    g.nwin = (255 + c - 1) / c;
+    g.nb = 1u << (c - 1);
+    g.sentinel = g.nwin * g.nb;
+    g.keybits = lg2((size_t)g.sentinel + 1);
+    uint32_t s1 = g.nb >> 13, mn = g.nb < 16 ? g.nb : 16;
+    if (s1 < mn) s1 = mn;
+    g.s1 = s1;
+    g.t1 = g.nb / s1;
+    g.t2 = g.t1 < 256 ? g.t1 : 256;
+    g.s2 = g.t1 / g.t2;
+    g.lg_s1 = lg2(g.s1);
+    g.lg_s2 = lg2(g.s2);
+    return g;
+}
+
+/* *r = sum [k_i] P_i by the device stages, run as host loops. */
+template <class F>
+static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
+                    const cuzk_scalar *k, size_t n, unsigned c, method me)
+{
+    typedef grp<F> G;
+    constexpr int A = ec_aff<F>::U4, X = ec_xyzz<F>::U4;
+    static_assert(sizeof(typename G::aff) == A * sizeof(uint4), "affine layout");
+    static_assert(sizeof(typename G::xyzz) == X * sizeof(uint4), "xyzz layout");
+    const msm_geom g = geom(c);
+    std::vector<uint4> points(n * A), scalars(2 * n);
+    memcpy(points.data(), pts, n * sizeof *pts);
+    memcpy(scalars.data(), k, n * sizeof *k);
+    std::vector<uint8_t> inf(n);
+    for (size_t i = 0; i < n; i++) {
+        ec_aff<F> p;
+        ec_load_aff<F>(p, &points[i * A]);
+        inf[i] = ec_aff_is_inf<F>(p) ? 1 : 0;
+    }
+    /* 1-2. digits, then a stable sort by key (as CUB's radix sort). */
+    size_t m = (size_t)g.nwin * n;
+    std::vector<uint32_t> keys(m), vals(m);
+    for (size_t i = 0; i < n; i++)
+        msm_digits_thread(g, scalars.data(), inf.data(), (uint32_t)n, keys.data(), vals.data(),
+                          (uint32_t)i);
+    std::vector<std::pair<uint32_t, uint32_t> > kv(m);
+    for (size_t i = 0; i < m; i++) kv[i] = std::make_pair(keys[i], vals[i]);
+    std::stable_sort(kv.begin(), kv.end(),
+                     [](const std::pair<uint32_t, uint32_t> &x,
+                        const std::pair<uint32_t, uint32_t> &y) { return x.first < y.first; });
+    for (size_t i = 0; i < m; i++) keys[i] = kv[i].first, vals[i] = kv[i].second;
+    /* Buckets: garbage, with ZZ = 0 (msm_clear_kernel). */
+    size_t nbk = (size_t)g.nwin * g.nb;
+    std::vector<uint4> buckets(nbk * X);
+    memset(buckets.data(), 0xa5, buckets.size() * sizeof(uint4));
+    for (size_t i = 0; i < nbk; i++) {
+        typename F::E z;
+        F::set_zero(z);
+        F::store(&buckets[i * X + 2 * F::U4], z);
+    }
+    /* 3-4. Pieces start as garbage: a slot read before it is written
+     * poisons the sum. */
+    if (me.k == 0) {
+        size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+        std::vector<uint4> pieces(2 * nchunks * X);
+        memset(pieces.data(), 0xa5, pieces.size() * sizeof(uint4));
+        msm_acc_args a;
+        a.keys = keys.data();
+        a.vals = vals.data();
+        a.m = m;
+        a.sentinel = g.sentinel;
+        a.points = points.data();
+        a.buckets = buckets.data();
+        a.pieces = pieces.data();
+        for (size_t t = 0; t < nchunks; t++) msm_accumulate_thread<F>(a, t);
+        for (size_t t = 0; t < nchunks; t++) msm_combine_thread<F>(a, t);
+    } else {
+        size_t nstreams = (m + me.len - 1) / me.len, nthreads = (nstreams + me.k - 1) / me.k;
+        std::vector<uint4> pieces(2 * nstreams * A), tpieces(2 * nthreads * X);
+        memset(pieces.data(), 0xa5, pieces.size() * sizeof(uint4));
+        memset(tpieces.data(), 0xa5, tpieces.size() * sizeof(uint4));
+        msm_aff_args a;
+        a.keys = keys.data();
+        a.vals = vals.data();
+        a.m = m;
+        a.sentinel = g.sentinel;
+        a.len = me.len;
+        a.streams = (uint32_t)me.k;
+        a.points = points.data();
+        a.buckets = buckets.data();
+        a.pieces = pieces.data();
+        a.tpieces = tpieces.data();
+        for (size_t t = 0; t < nthreads; t++) {
+            switch (me.k) {
+            case 1: msm_aff_accumulate_thread<F, 1>(a, t); break;
+            case 4: msm_aff_accumulate_thread<F, 4>(a, t); break;
+            case 32: msm_aff_accumulate_thread<F, 32>(a, t); break;
+            default: CHECK_MSG(0, "no instance for K = %d", me.k); return;
+            }
+        }
+        for (size_t t = 0; t < nthreads; t++) msm_aff_merge_thread<F>(a, t);
+        for (size_t t = 0; t < nthreads; t++) msm_aff_combine_thread<F>(a, t);
+    }
+    /* 5. reduction, both levels. */
+    std::vector<uint4> seg(2 * (size_t)g.nwin * g.t1 * X), tree(3 * (size_t)g.nwin * g.t2 * X),
+        win((size_t)g.nwin * X);
+    for (size_t i = 0; i < (size_t)g.nwin * g.t1; i++)
+        msm_reduce1_thread<F>(g, buckets.data(), seg.data(), i);
+    for (size_t w = 0; w < g.nwin; w++) {
+        for (size_t t = 0; t < g.t2; t++) msm_reduce2_start<F>(g, seg.data(), tree.data(), w, t);
+        for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++)
+            for (size_t t = 0; t < g.t2; t++) msm_reduce2_merge<F>(g, tree.data(), w, t, lg_h);
+        msm_reduce2_finish<F>(g, tree.data(), win.data(), w);
+    }
+    /* 6. windows, top first (msm.cu). */
+    const typename G::xyzz *ws = (const typename G::xyzz *)win.data();
+    G::set_inf(r);
+    for (unsigned w = g.nwin; w-- > 0;) {
+        if (w + 1 < g.nwin)
+            for (unsigned i = 0; i < g.c; i++) G::dbl(r);
+        G::add_xyzz(r, &ws[w]);
+    }
+}
+
+static const method METHODS[] = {{0, 0}, {32, 32}, {4, 3}, {4, 1}, {1, 7}, {32, 5}};
+#define NMETHODS (sizeof METHODS / sizeof METHODS[0])
+
+template <class F>
+static void compare(const typename grp<F>::aff *p, const cuzk_scalar *k, size_t n, unsigned c,
+                    const char *what, size_t nmethods)
+{
+    typedef grp<F> G;
+    typename G::jac want, got;
+    CHECK(G::msm(&want, p, k, n) == CUZK_OK);
+    for (size_t mi = 0; mi < nmethods; mi++) {
+        method me = METHODS[mi];
+        memset(&got, 0xa5, sizeof got);
+        emu_msm<F>(&got, p, k, n, c, me);
+        CHECK_MSG(G::eq(&want, &got), "%s %s n=%zu c=%u %s K=%d len=%u: differs from the CPU",
+                  G::name(), what, n, c, me.k ? "batch-affine" : "xyzz", me.k, me.len);
+    }
+}
+
+enum {
+    E_ZERO, E_ONE, E_RM1, E_MAX, E_SMALL, E_REPEAT_EQ, E_REPEAT, E_NEGPAIR, E_INF, E_ALLINF,
+    E_EQ_SCALARS, E_COUNT
+};
+static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1", "small",
+                                   "repeated point, equal scalars", "repeated point",
+                                   "P, -P pairs", "some infinity", "all infinity",
+                                   "equal scalars"};
+
+template <class F>
+static void test_group(size_t nmax, int quick)
+{
+    typedef grp<F> G;
+    std::vector<typename G::aff> base(nmax), p(nmax);
+    std::vector<cuzk_scalar> k(nmax);
+    G::gen(base.data(), nmax);
+    /* Random inputs. */
+    static const size_t sizes[] = {1, 2, 3, 33, 300, 1500};
+    static const unsigned cs[] = {8, 8, 8, 8, 11, 13};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        if (n > nmax || (quick && n > 300)) continue;
+        for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
+        compare<F>(base.data(), k.data(), n, cs[si], "random", n > 1000 ? 3 : NMETHODS);
+        if (n == 300 && F::U4 == EcFp::U4) /* a large reduction, G1 only (time) */
+            compare<F>(base.data(), k.data(), n, 16, "random", 2);
+    }
+    /* Edge cases. */
+    size_t n = nmax < 300 ? nmax : 300;
+    for (int e = 0; e < E_COUNT; e++) {
+        memcpy(p.data(), base.data(), n * sizeof p[0]);
+        cuzk_scalar one_k;
+        rand_scalar(&one_k);
+        for (size_t i = 0; i < n; i++) {
+            rand_scalar(&k[i]);
+            switch (e) {
+            case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
+            case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
+            case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
+            case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
+            case E_SMALL: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = i % 7; break;
+            case E_REPEAT_EQ: p[i] = base[0]; k[i] = one_k; break;
+            case E_REPEAT: p[i] = base[i % 3]; break;
+            case E_NEGPAIR:
+                if (i & 1) {
+                    G::neg(&p[i], &p[i - 1]);
+                    k[i] = k[i - 1];
+                }
+                break;
+            case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
+            case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
+            case E_EQ_SCALARS: k[i] = one_k; break;
+            default: break;
+            }
+        }
+        compare<F>(p.data(), k.data(), n, e & 1 ? 8 : 10, edge_names[e], NMETHODS);
+    }
+    printf("  %s: done (%d failures so far)\n", G::name(), test_failures);
+}
+
+int main(void)
+{
+    test_seed(NAME);
+    int quick = getenv("CUZK_TEST_QUICK") != NULL;
+    check_inv();
+    test_group<EcFp>(1500, quick);
+    test_group<EcFp2>(quick ? 40 : 300, quick);
+    return test_done(NAME);
+}
