@@ -80,6 +80,17 @@ static inline void test_seed(const char *name)
     }
 }
 
+/* malloc that ends the test on failure (tests allocate what they check). */
+static inline void *test_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
 /* The folder of tests/data: $CUZK_TESTDATA (ctest sets it), else
  * "tests/data" (run from the repository root). */
 static inline const char *test_data_dir(void)

@@ -29,16 +29,6 @@
 static cuzk_gpu_ctx *ctx;
 static int quick;
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* ------------------------------------------------- the two groups -- */
 
 static void g1_mul(void *r, const void *b, const cuzk_fr *s)
@@ -60,8 +50,8 @@ static void g2_mul(void *r, const void *b, const cuzk_fr *s)
 /* out[i] = [a + i d] b for i < n, by additions. */
 static void g1_prog(void *out, const void *b, const cuzk_fr *a, const cuzk_fr *d, size_t n)
 {
-    cuzk_g1_jac *j = xmalloc(n * sizeof *j), base, step;
-    cuzk_fp *scr = xmalloc(n * sizeof *scr);
+    cuzk_g1_jac *j = test_xmalloc(n * sizeof *j), base, step;
+    cuzk_fp *scr = test_xmalloc(n * sizeof *scr);
     cuzk_g1_from_affine(&base, b);
     cuzk_g1_mul(&j[0], &base, a);
     cuzk_g1_mul(&step, &base, d);
@@ -73,8 +63,8 @@ static void g1_prog(void *out, const void *b, const cuzk_fr *a, const cuzk_fr *d
 
 static void g2_prog(void *out, const void *b, const cuzk_fr *a, const cuzk_fr *d, size_t n)
 {
-    cuzk_g2_jac *j = xmalloc(n * sizeof *j), base, step;
-    cuzk_fp2 *scr = xmalloc(n * sizeof *scr);
+    cuzk_g2_jac *j = test_xmalloc(n * sizeof *j), base, step;
+    cuzk_fp2 *scr = test_xmalloc(n * sizeof *scr);
     cuzk_g2_from_affine(&base, b);
     cuzk_g2_mul(&j[0], &base, a);
     cuzk_g2_mul(&step, &base, d);
@@ -137,8 +127,8 @@ static void check_small(const grp *g, cuzk_gpu_fixed *f, const void *base, unsig
                         const char *what)
 {
     static const size_t sizes[] = {1, 2, 31, 32, 33, 1000};
-    cuzk_fr *s = xmalloc(1000 * sizeof *s);
-    void *out = xmalloc(1001 * g->aff);
+    cuzk_fr *s = test_xmalloc(1000 * sizeof *s);
+    void *out = test_xmalloc(1001 * g->aff);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         for (size_t i = 0; i < sizes[k]; i++) test_rand_fr(&s[i]);
         compare(g, f, base, s, sizes[k], out, NULL, NULL, 0, what);
@@ -164,10 +154,10 @@ static void check_large(const grp *g, cuzk_gpu_fixed *f, const void *base)
     cuzk_fr a, d, one = CUZK_FR_ONE;
     test_rand_fr(&a);
     test_rand_fr(&d);
-    cuzk_fr *s = xmalloc(big * sizeof *s);
+    cuzk_fr *s = test_xmalloc(big * sizeof *s);
     s[0] = a;
     for (size_t i = 1; i < big; i++) cuzk_fr_add(&s[i], &s[i - 1], &d);
-    void *want = xmalloc(big * g->aff), *out = xmalloc((big + 1) * g->aff);
+    void *want = test_xmalloc(big * g->aff), *out = test_xmalloc((big + 1) * g->aff);
     g->prog(want, base, &a, &d, big);
     const size_t sizes[] = {bt - 1, bt, bt + 1, 2 * bt + 1, 100000, big};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)

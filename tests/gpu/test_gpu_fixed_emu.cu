@@ -28,16 +28,6 @@ extern "C" {
 
 #define NAME "test_gpu_fixed_emu"
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* CPU reference multiplication of each group. */
 static void cpu_mul(cuzk_g1_affine *r, const cuzk_g1_affine *b, const cuzk_fr *s)
 {
@@ -75,10 +65,10 @@ static void check_gen(const char *g, const void *boot, const void *ref, unsigned
 {
     typedef typename fixed_cpu<F>::aff aff;
     unsigned nwin = fixed_nwin(w);
-    cuzk_fr *ck = (cuzk_fr *)xmalloc(nwin * sizeof *ck);
+    cuzk_fr *ck = (cuzk_fr *)test_xmalloc(nwin * sizeof *ck);
     fixed_window_consts(ck, w, nwin);
-    aff *out = (aff *)xmalloc(n * sizeof *out);
-    uint4 *scr = (uint4 *)xmalloc(n * 3 * F::U4 * sizeof(uint4));
+    aff *out = (aff *)test_xmalloc(n * sizeof *out);
+    uint4 *scr = (uint4 *)test_xmalloc(n * 3 * F::U4 * sizeof(uint4));
     fixed_args a;
     memset(&a, 0, sizeof a);
     a.table = (const uint4 *)boot;
@@ -112,9 +102,9 @@ static void check_mul(const char *g, const void *tab, unsigned w,
                       size_t tfull)
 {
     typedef typename fixed_cpu<F>::aff aff;
-    aff *out = (aff *)xmalloc(n * sizeof *out), want;
+    aff *out = (aff *)test_xmalloc(n * sizeof *out), want;
     memset(out, 0x5a, n * sizeof *out); /* not zero: infinity must be written */
-    uint4 *scr = (uint4 *)xmalloc(n * 3 * F::U4 * sizeof(uint4));
+    uint4 *scr = (uint4 *)test_xmalloc(n * 3 * F::U4 * sizeof(uint4));
     fixed_args a;
     memset(&a, 0, sizeof a);
     a.table = (const uint4 *)tab;
@@ -152,8 +142,8 @@ static void run_group(const char *g, int rand_base, unsigned w, int full_gen, si
     }
     unsigned nwin = fixed_nwin(w);
     size_t half = (size_t)1 << (w - 1), total = nwin * half;
-    aff *boot = (aff *)xmalloc(FIXED_BOOT_NWIN * FIXED_BOOT_HALF * sizeof *boot);
-    aff *ref = (aff *)xmalloc(total * sizeof *ref);
+    aff *boot = (aff *)test_xmalloc(FIXED_BOOT_NWIN * FIXED_BOOT_HALF * sizeof *boot);
+    aff *ref = (aff *)test_xmalloc(total * sizeof *ref);
     CHECK(fixed_cpu_table<F>(boot, &base, FIXED_BOOT_W, FIXED_BOOT_NWIN) == 0);
     CHECK(fixed_cpu_table<F>(ref, &base, w, nwin) == 0);
 
@@ -171,7 +161,7 @@ static void run_group(const char *g, int rand_base, unsigned w, int full_gen, si
     }
 
     /* Multiplication with the reference table. */
-    cuzk_fr *s = (cuzk_fr *)xmalloc((FIXED_MAX_EDGES + nrand) * sizeof *s);
+    cuzk_fr *s = (cuzk_fr *)test_xmalloc((FIXED_MAX_EDGES + nrand) * sizeof *s);
     size_t ne = fixed_edges(s, w);
     for (size_t i = 0; i < nrand; i++) test_rand_fr(&s[ne + i]);
     size_t n = ne + nrand;
