@@ -143,6 +143,13 @@ run_exit "prove: the PCE of another circuit" 2 "w.pce.*another circuit" \
   "$CUZK" prove "${C[@]}" --key nm.cuzk --pce w.pce --seed 3 "${P[@]}"
 run_exit "prove: missing PCE" 2 "none.pce" \
   "$CUZK" prove "${C[@]}" --key nm.cuzk --pce none.pce --seed 3 "${P[@]}"
+# A snarkjs key imported with its PCE (a zkey has no C: c = a o b).
+run_ok "setup --zkey" "$CUZK" setup "${C[@]}" --zkey kz.zkey --seed 9 --cpu --quiet
+run_ok "import --zkey --pce" "$CUZK" import --zkey kz.zkey --out kz.cuzk --pce kz.pce --quiet
+run_ok "prove: imported key with its PCE" \
+  "$CUZK" prove "${C[@]}" --key kz.cuzk --pce kz.pce --seed 4 --proof p_z.json --public pub_z.json --quiet
+"$CUZK" export-vk --key kz.cuzk --out vk_z.json 2> err.txt
+run_exit "verify the imported key's proof" 0 "" "$CUZK" verify --vk vk_z.json --proof p_z.json --public pub_z.json
 run_exit "export-vk: not a key" 2 "not a cuzk key.*in.json" "$CUZK" export-vk --key in.json --out v.json
 if [ -e x.cuzk ] || [ -e v.json ] || [ -e x.zkey ]; then bad "a failed command wrote its output"
 else ok "no output on failure"; fi

@@ -5,7 +5,7 @@
  *              [--params P.params --vk V.vk] [--seed N] [--threads N]
  *              [--no-matrices] [--cpu] [--quiet]
  *   cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs
- *               [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]
+ *               [--snarkjs-export]) --out key.cuzk [--pce C.pce] [--threads N] [--quiet]
  *   cuzk export-vk --key key.cuzk --out vk.json
  *
  * Setup keys are INSECURE (one party knows the toxic waste): for tests and
@@ -20,6 +20,7 @@
 #include <cuzk/circuits.h>
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
+#include <cuzk/pce.h>
 
 #include "cli.h"
 
@@ -139,8 +140,10 @@ static int usage_keys(FILE *f, int status)
             "      (a full-size circuit's PCE, `cuzk compile`, carries them in 4-5 B per\n"
             "      non-zero). The multiplications run on GPU 0 if there is one (--cpu: not).\n"
             "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
-            "              [--snarkjs-export]) --out key.cuzk [--threads N] [--quiet]\n"
-            "      Converts a key into a .cuzk key file (checked: every point decoded).\n"
+            "              [--snarkjs-export]) --out key.cuzk [--pce C.pce] [--threads N]\n"
+            "              [--quiet]\n"
+            "      Converts a key into a .cuzk key file (checked: every point decoded);\n"
+            "      --pce also compiles its constraints into a PCE (cuzk prove --pce).\n"
             "  cuzk export-vk --key key.cuzk --out vk.json\n"
             "      Writes the key's verifying key as a snarkjs vk.json (cuzk verify --vk).\n");
     return status;
@@ -268,12 +271,48 @@ done:
 
 /* --------------------------------------------------------------- import -- */
 
+/* Compiles pk's rows into a PCE at path. The key's rows end with one input
+ * row A = 1 x_i per input (the layout every key reader makes); the PCE is
+ * compiled from the rows before them with CUZK_PCE_INPUT_ROWS, which appends
+ * the same rows, so it is marked as having them. */
+static int import_pce(const cuzk_groth16_pk *pk, const char *path, unsigned threads)
+{
+    char err[CUZK_ERRMSG_LEN];
+    const cuzk_matrices *m = &pk->m;
+    uint64_t n_in = (uint64_t)pk->n_public + 1;
+    if (m->n_rows < n_in) return cli_fail(path, "the key has fewer rows than inputs");
+    uint64_t n = m->n_rows - n_in;
+    for (uint64_t i = 0; i < n_in; i++) {
+        const cuzk_sparse *sp[3] = {&m->a, &m->b, &m->c};
+        uint64_t r = n + i, k = m->a.row_start[r];
+        int ok = m->a.row_start[r + 1] == k + 1 && m->a.wire[k] == i &&
+                 m->a.coeff[k] == CUZK_COEFF_ONE;
+        for (int j = 1; j < 3; j++)
+            ok &= !sp[j]->row_start || sp[j]->row_start[r + 1] == sp[j]->row_start[r];
+        if (!ok) return cli_fail(path, "the key's last rows are not its input rows");
+    }
+    cuzk_matrices v = *m; /* the first n rows: CSR row prefixes */
+    v.n_rows = n;
+    v.a.n_terms = m->a.row_start[n];
+    v.b.n_terms = m->b.row_start[n];
+    if (m->c.row_start) v.c.n_terms = m->c.row_start[n];
+    cuzk_pce p = {0};
+    int rc = 0;
+    if (cuzk_pce_compile(&p, &v, n_in, pk->n_vars - n_in, CUZK_PCE_INPUT_ROWS, threads, err) !=
+            CUZK_OK ||
+        cuzk_pce_save(&p, path, err) != CUZK_OK)
+        rc = cli_fail(path, err);
+    cuzk_pce_free(&p);
+    return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
-    const char *zkey = NULL, *params = NULL, *r1cs = NULL, *out = NULL;
+    const char *zkey = NULL, *params = NULL, *r1cs = NULL, *out = NULL, *pce = NULL;
     unsigned threads = 0;
     int quiet = 0, snarkjs_export = 0;
     static const struct option opts[] = {
+        {"pce", required_argument, 0, 'C'},
         {"zkey", required_argument, 0, 'z'},    {"params", required_argument, 0, 'P'},
         {"r1cs", required_argument, 0, 'r'},    {"out", required_argument, 0, 'o'},
         {"snarkjs-export", no_argument, 0, 'S'}, {"threads", required_argument, 0, 't'},
@@ -286,6 +325,7 @@ int cmd_import(int argc, char **argv)
         case 'P': params = optarg; break;
         case 'r': r1cs = optarg; break;
         case 'o': out = optarg; break;
+        case 'C': pce = optarg; break;
         case 'S': snarkjs_export = 1; break;
         case 't':
             if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
@@ -334,6 +374,7 @@ int cmd_import(int argc, char **argv)
     }
     const char *base = strrchr(key, '/');
     snprintf(label, sizeof label, "imported from %.48s", base ? base + 1 : key);
+    if (pce && import_pce(&pk, pce, threads) != 0) goto done; /* first: it checks more */
     if (cuzk_keyfile_write(out, &pk, label, 0, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
