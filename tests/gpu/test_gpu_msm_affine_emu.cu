@@ -34,7 +34,7 @@ extern "C" {
 #include "test_util.h"
 }
 
-#define NAME "test_gpu_msm_emu"
+#define NAME "test_gpu_msm_affine_emu"
 
 /* r, little-endian. */
 static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
@@ -199,30 +199,11 @@ struct method {
     uint32_t len;
 };
 
-static unsigned lg2(size_t x)
-{
-    unsigned l = 0;
-    while (((size_t)1 << l) < x) l++;
-    return l;
-}
-
-/* msm.cu's msm_geom_init. */
+/* The plain geometry, as msm.cu makes it. */
 static msm_geom geom(unsigned c)
 {
     msm_geom g;
-    g.c = c;
-    g.nwin = (255 + c - 1) / c;
-    g.nb = 1u << (c - 1);
-    g.sentinel = g.nwin * g.nb;
-    g.keybits = lg2((size_t)g.sentinel + 1);
-    uint32_t s1 = g.nb >> 13, mn = g.nb < 16 ? g.nb : 16;
-    if (s1 < mn) s1 = mn;
-    g.s1 = s1;
-    g.t1 = g.nb / s1;
-    g.t2 = g.t1 < 256 ? g.t1 : 256;
-    g.s2 = g.t1 / g.t2;
-    g.lg_s1 = lg2(g.s1);
-    g.lg_s2 = lg2(g.s2);
+    msm_geom_init(&g, c);
     return g;
 }
 
