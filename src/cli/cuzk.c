@@ -243,11 +243,14 @@ int cmd_prove(int argc, char **argv)
         cuzk_pce_witness pw = {w.w, w.n, NULL, NULL};
         gr = (cuzk_groth16_rows){rows, rows + n, rows + 2 * n, nr,
                                  (pce.flags & CUZK_PCE_HAS_INPUT_ROWS) != 0, 1};
-        if (!has_c) gr.c = NULL, gr.in_place = 0; /* c = a o b: the prover's own arrays */
-        if (cuzk_pce_eval(&pce, &pw, gr.a, gr.b, gr.c, threads, err) != CUZK_OK) {
+        if (cuzk_pce_eval(&pce, &pw, gr.a, gr.b, has_c ? gr.c : NULL, threads, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s: %s\n", pce_path, err);
             goto out;
         }
+        /* No C matrix (a .zkey's): c = a o b row by row, as the prover does,
+         * here so that the rows still go in place. */
+        if (!has_c)
+            for (size_t i = 0; i < nr; i++) cuzk_fr_mul(&gr.c[i], &gr.a[i], &gr.b[i]);
         t_pce = cli_now_ms() - tp;
     }
 

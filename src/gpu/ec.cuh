@@ -113,8 +113,8 @@ struct ec_fp2_e {
  * minutes over such kernels. So the Fp2 multiplication and squaring are
  * real calls, by value (arguments and result travel in registers), and the
  * kernels of a source file share one copy of each. Static: every .cu that
- * includes this header (msm.cu, fixed.cu) has its own copy, and nvcc's
- * host-side stubs of the functions must not collide at link time. */
+ * includes this header (msm.cu, fixed.cu) has its own copy, and the host
+ * symbols nvcc emits for each copy must not collide at link time. */
 #ifdef CUZK_FF_HOST_EMULATION
 #define EC_NOINLINE static __host__ __device__ __noinline__
 #else
