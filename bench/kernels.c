@@ -45,7 +45,11 @@
  * --precompute: for each size a plain plan's row, then a precomputed
  * plan's (CUZK_GPU_MSM_PRECOMPUTE, its own window size), with the table's
  * device time ("tab ms"); "dev GB" is the whole plan's device memory and
- * "gen ms" the host time to make it (with the table). */
+ * "gen ms" the host time to make it (with the table).
+ *
+ * --bits-table: plans also hold the subset sums of groups of 4 points
+ * (CUZK_GPU_MSM_BITS_TABLE), which the --bits rows then use; "tab ms" is
+ * the device time of the plan's tables. */
 /* GPU NTT rows (after the field table; --ntt: only these): for 2^20, 2^24,
  * 2^26, 2^27 (--ntt-sizes) and each of the four transforms
  * (cuzk_gpu_ntt_time): random data resident on the device, each run on a
@@ -286,6 +290,7 @@ typedef struct {
     int bits; /* 0/1 scalars of density 1/2 (cuzk_gpu_g*_msm_bits) */
     int pre;  /* also precomputed plans (a second row per size) */
     int affine; /* batch-affine bucket accumulation (cuzk_gpu_msm_plan_set_acc) */
+    int tab;    /* plans with subset sums (CUZK_GPU_MSM_BITS_TABLE) */
 } msm_mode;
 
 /* sppark on the H200 (research/gpu-sota.md §1a, pinned scalars), ms; 0 if
@@ -384,7 +389,7 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s%s\n", "n",
            "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
            "sort", "accum", "reduce", "sppark", "target", "check",
-           mode.pre ? "     plan    tab ms" : "");
+           mode.pre || mode.tab ? "     plan    tab ms" : "");
     int rc = 0;
     float *stage = malloc((size_t)reps * 6 * sizeof *stage);
     double *wall = malloc((size_t)reps * sizeof *wall), *tmp = malloc((size_t)reps * sizeof *tmp);
@@ -392,6 +397,7 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
     unsigned nk = mode.pre ? 2 : 1;
     for (unsigned it = 0; it < nl * nk && stage && wall && tmp; it++) {
         unsigned li = it / nk, flags = it % nk ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+        if (mode.tab) flags |= CUZK_GPU_MSM_BITS_TABLE;
         size_t n = (size_t)1 << lgs[li];
         cuzk_g2_affine bs[2]; /* room for either group */
         void *b0 = &bs[0], *b1 = (char *)bs + (mode.g2 ? sizeof(cuzk_g2_affine)
@@ -464,8 +470,10 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         if (tgt > 0) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / tgt);
         unsigned c = cuzk_gpu_msm_plan_window(plan);
         char kind[32] = "";
-        if (mode.pre)
-            snprintf(kind, sizeof kind, "%*s  %-6s %7.0f", ok ? 6 : 0, "", flags ? "pre" : "plain",
+        if (mode.pre || mode.tab)
+            snprintf(kind, sizeof kind, "%*s  %-9s %7.0f", ok ? 6 : 0, "",
+                     flags & CUZK_GPU_MSM_PRECOMPUTE ? (mode.tab ? "pre+tab" : "pre")
+                                                     : (mode.tab ? "plain+tab" : "plain"),
                      cuzk_gpu_msm_plan_table_ms(plan));
         printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
                " %7s %7s  %s%s\n",
@@ -817,11 +825,12 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
-            "  --msm 20,24,26 [--g2] [--bits] [--precompute] [--affine] [--msm-reps R]\n"
-            "  [--msm-c C]: MSM rows instead (sizes as log2; G1, or G2 with --g2; random\n"
-            "  scalars, or 0/1 scalars of density 1/2 with --bits; R default 5; C forces the\n"
-            "  window size; --precompute adds a precomputed plan's row after each plain one;\n"
-            "  --affine: batch-affine bucket accumulation).\n"
+            "  --msm 20,24,26 [--g2] [--bits [--bits-table]] [--precompute] [--affine]\n"
+            "  [--msm-reps R] [--msm-c C]: MSM rows instead (sizes as log2; G1, or G2 with\n"
+            "  --g2; random scalars, or 0/1 scalars of density 1/2 with --bits; R default 5;\n"
+            "  C forces the window size; --precompute adds a precomputed plan's row after\n"
+            "  each plain one; --affine: batch-affine bucket accumulation; --bits-table:\n"
+            "  plans with subset sums of 4 points for the 0/1 sums).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
             "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
@@ -835,7 +844,7 @@ int bench_kernels(int argc, char **argv)
     int sweep = 0, device = 0, calibrate = 0;
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
-    msm_mode mmode = {0, 0, 0, 0};
+    msm_mode mmode = {0, 0, 0, 0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
     int ntt_nsizes = 4;
@@ -862,6 +871,7 @@ int bench_kernels(int argc, char **argv)
         else if (!strcmp(argv[i], "--g2")) mmode.g2 = 1;
         else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
         else if (!strcmp(argv[i], "--precompute")) mmode.pre = 1;
+        else if (!strcmp(argv[i], "--bits-table")) mmode.tab = 1;
         else if (!strcmp(argv[i], "--affine")) mmode.affine = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;

@@ -139,6 +139,32 @@ __global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
     msm_bits_thread<F>(bits, live, cnt, off, nw, points, partial, t);
 }
 
+__global__ void msm_bits_tab_count_kernel(const uint64_t *bits, size_t n, uint32_t *cnt, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_bits_tab_count_thread(bits, n, cnt, w);
+}
+
+template <class F>
+__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
+    msm_bits_tab_kernel(const uint64_t *bits, size_t n, const uint32_t *cnt, const uint32_t *off,
+                        size_t nw, const uint4 *tab, uint4 *partial, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_bits_tab_thread<F>(bits, n, cnt, off, nw, tab, partial, t);
+}
+
+template <class F>
+__global__ void msm_subset_kernel(const uint4 *points, const uint8_t *inf, size_t n, uint4 *tab,
+                                  size_t ngroups)
+{
+    size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= ngroups) return;
+    msm_subset_thread<F>(points, inf, n, tab, q);
+}
+
 template <class F>
 __global__ void msm_sum_kernel(const uint4 *in, size_t m, uint4 *out, size_t nthreads)
 {
@@ -178,7 +204,7 @@ struct cuzk_gpu_msm_plan {
     msm_geom g;
     msm_geom rg;           /* the reduction's windows: g, or a precomputed
                               plan's virtual windows (msm.cuh) */
-    float table_ms;        /* device time of the table (precomputed plans) */
+    float table_ms;        /* device time of the tables (precomputed, subset sums) */
     size_t nchunks_max;    /* accumulation chunks for n points */
     void *mem;             /* the one device allocation; the arrays below lie in it */
     size_t mem_bytes;
@@ -203,6 +229,8 @@ struct cuzk_gpu_msm_plan {
     cuzk_gpu_msm_timing last;
     cuzk_gpu_msm_acc acc;  /* accumulation method (cuzk_gpu_msm_plan_set_acc) */
     uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream; own allocation */
+    uint4 *bits_tab;       /* CUZK_GPU_MSM_BITS_TABLE: 15 ceil(n / 4) affine subset
+                              sums (msm.cuh), else NULL */
 };
 
 /* The bitmap sum's GPU levels stop at this many partials; the host adds
@@ -288,7 +316,8 @@ extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
 static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_gpu_group grp,
                               size_t n, unsigned c, unsigned flags)
 {
-    if (!ctx || !out || n == 0 || n > ((size_t)1 << 31) || (flags & ~CUZK_GPU_MSM_PRECOMPUTE))
+    if (!ctx || !out || n == 0 || n > ((size_t)1 << 31) ||
+        (flags & ~(CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE)))
         return CUZK_ERR_INVALID_ARGUMENT;
     int pre = (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
     if (c == 0) c = pre ? msm_choose_c_pre(n) : msm_choose_c(n);
@@ -335,7 +364,7 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
         if (scan_bytes > p->sort_tmp_bytes) p->sort_tmp_bytes = scan_bytes;
     }
     size_t X = p->xyzz_bytes;
-    size_t sz[12] = {
+    size_t sz[13] = {
         (pre ? m : n) * p->aff_bytes,        /* points (or table) */
         n,                                   /* inf */
         n * 32,                              /* scalars */
@@ -344,10 +373,11 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
         (size_t)rg.nwin * rg.nb * X,         /* buckets */
         2 * p->nchunks_max * X,              /* pieces */
         ((size_t)2 * rg.nwin * rg.t1 + (size_t)3 * rg.nwin * rg.t2 + rg.nwin) * X, /* seg, tree, win */
-        (n + 63) / 64 * 8                    /* live */
+        (n + 63) / 64 * 8,                   /* live */
+        flags & CUZK_GPU_MSM_BITS_TABLE ? (n + 3) / 4 * MSM_SUBSETS * p->aff_bytes : 0 /* bits_tab */
     };
-    size_t off[12], total = 0;
-    for (int i = 0; i < 12; i++) off[i] = total, total += align256(sz[i]);
+    size_t off[13], total = 0;
+    for (int i = 0; i < 13; i++) off[i] = total, total += align256(sz[i]);
     size_t nhost = pre ? 2 * (size_t)rg.nwin : g.nwin;
     if (nhost < MSM_HOST_SUMS) nhost = MSM_HOST_SUMS;
     if (e == cudaSuccess) e = cudaMalloc(&p->mem, total);
@@ -372,6 +402,7 @@ static cuzk_status plan_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan **out, cuzk_g
     p->pieces = (uint4 *)(b + off[9]);
     p->seg = (uint4 *)(b + off[10]);
     p->live = (uint64_t *)(b + off[11]);
+    p->bits_tab = flags & CUZK_GPU_MSM_BITS_TABLE ? (uint4 *)(b + off[12]) : NULL;
     p->tree = (uint4 *)((char *)p->seg + (size_t)2 * rg.nwin * rg.t1 * X);
     p->win = (uint4 *)((char *)p->tree + (size_t)3 * rg.nwin * rg.t2 * X);
     p->scratch = b + off[3];
@@ -426,8 +457,9 @@ static cuzk_status plan_table(cuzk_gpu_msm_plan *p)
     return CUZK_OK;
 }
 
-/* Marks the points at infinity (inf, live) and makes a precomputed plan's
- * table; then waits for the stream. */
+/* Marks the points at infinity (inf, live), makes a precomputed plan's
+ * table and the subset sums of a CUZK_GPU_MSM_BITS_TABLE plan (both timed
+ * into table_ms); then waits for the stream. */
 static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
 {
     if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
@@ -444,6 +476,23 @@ static cuzk_status plan_finish(cuzk_gpu_msm_plan *p)
     CUZK_CUDA_TRY_LAUNCH();
     msm_live_kernel<<<blocks_for(nw, 256), 256, 0, p->ctx->stream>>>(p->inf, p->n, p->live, nw);
     CUZK_CUDA_TRY_LAUNCH();
+    if (p->bits_tab) {
+        cudaStream_t s = p->ctx->stream;
+        size_t ng = (p->n + 3) / 4;
+        float ms = 0;
+        CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+        if (p->group == CUZK_GPU_G1)
+            msm_subset_kernel<EcFp><<<blocks_for(ng, 128), 128, 0, s>>>(p->points, p->inf, p->n,
+                                                                          p->bits_tab, ng);
+        else
+            msm_subset_kernel<EcFp2><<<blocks_for(ng, 128), 128, 0, s>>>(p->points, p->inf, p->n,
+                                                                           p->bits_tab, ng);
+        CUZK_CUDA_TRY_LAUNCH();
+        CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_REDUCE], s));
+        CUZK_CUDA_TRY(cudaEventSynchronize(p->ev[EV_REDUCE]));
+        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, p->ev[EV_START], p->ev[EV_REDUCE]));
+        p->table_ms += ms;
+    }
     CUZK_CUDA_TRY(cudaStreamSynchronize(p->ctx->stream));
     return CUZK_OK;
 }
@@ -907,15 +956,24 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     constexpr int X = ec_xyzz<F>::U4;
     size_t nw = (n + 63) / 64;
     const uint64_t *bm = (const uint64_t *)src;
-    msm_bits_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n, p->keys[0], nw);
+    if (p->bits_tab)
+        msm_bits_tab_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, n, p->keys[0], nw);
+    else
+        msm_bits_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n, p->keys[0], nw);
     CUZK_CUDA_TRY_LAUNCH();
     size_t tmp_bytes = p->sort_tmp_bytes;
     CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(p->sort_tmp, tmp_bytes, p->keys[0], p->keys[1],
                                                 (int)nw, s));
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_SORT], s));
-    size_t m = (n + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
-    msm_bits_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-        bm, p->live, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
+    /* Threads for the most usable bits (or non-zero nibbles) there can be. */
+    size_t most = p->bits_tab ? (n + 3) / 4 : n;
+    size_t m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
+    if (p->bits_tab)
+        msm_bits_tab_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, m);
+    else
+        msm_bits_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, p->live, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
     uint4 *in = p->pieces, *out = p->pieces + m * X;

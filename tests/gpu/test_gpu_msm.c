@@ -21,7 +21,9 @@
  * XYZZ bucket accumulation and then (except the bitmap sums, which do not
  * accumulate buckets) with plans switched to the batch-affine one
  * (cuzk_gpu_msm_plan_set_acc); the edge cases add equal scalars on
- * distinct points (one bucket per window gets every entry).
+ * distinct points (one bucket per window gets every entry). Then the
+ * bitmap sums and edge cases again on plans with subset-sum tables
+ * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
  * test_precompute checks what only precomputed plans have: the window
  * range, flags, table time, and CUZK_ERR_NO_MEMORY for a table larger
  * than the device.
@@ -44,7 +46,13 @@ static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull
                                     0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
 static cuzk_gpu_ctx *ctx;
-static unsigned plan_flags; /* of every plan the checks make: 0 or CUZK_GPU_MSM_PRECOMPUTE */
+static unsigned plan_flags; /* of every plan the checks make: CUZK_GPU_MSM_* flags */
+
+static const char *flags_name(void)
+{
+    static const char *names[4] = {"", " pre", " tab", " pre+tab"};
+    return names[plan_flags & 3];
+}
 
 /* The accumulation method every plan is switched to after creation. */
 static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
@@ -278,7 +286,7 @@ static void test_sizes(const grp *g, int quick)
             }
             cuzk_gpu_msm_plan_destroy(plan);
         }
-        printf("  %s%s n = %zu: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+        printf("  %s%s n = %zu: done (%d failures so far)\n", g->name, flags_name(),
                n, test_failures);
         free(p);
         free(k);
@@ -304,7 +312,7 @@ static void test_windows(const grp *g, int quick)
         compare(g, plan, p, k, n / 3 + 1, "prefix");
         cuzk_gpu_msm_plan_destroy(plan);
     }
-    printf("  %s%s windows: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+    printf("  %s%s windows: done (%d failures so far)\n", g->name, flags_name(),
            test_failures);
     free(p);
     free(k);
@@ -368,7 +376,7 @@ static void test_edges(const grp *g, int quick)
             cuzk_gpu_msm_plan_destroy(plan);
         }
     }
-    printf("  %s%s edge cases: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+    printf("  %s%s edge cases: done (%d failures so far)\n", g->name, flags_name(),
            test_failures);
     free(base);
     free(p);
@@ -423,7 +431,7 @@ static void test_bits(const grp *g, int quick)
         compare_bits(g, pl, p, bits, n, edge_names[e]);
         cuzk_gpu_msm_plan_destroy(pl);
     }
-    printf("  %s%s bitmaps: done (%d failures so far)\n", g->name, plan_flags ? " pre" : "",
+    printf("  %s%s bitmaps: done (%d failures so far)\n", g->name, flags_name(),
            test_failures);
     free(base);
     free(p);
@@ -469,7 +477,7 @@ static void test_seq(const grp *g, int quick)
     free(k);
     free(bs);
     printf("  %s%s generated points: done (%d failures so far)\n", g->name,
-           plan_flags ? " pre" : "", test_failures);
+           flags_name(), test_failures);
 }
 
 static void test_misuse(void)
@@ -540,7 +548,7 @@ static void test_precompute(void)
     CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 25, PRE) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 7, PRE) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, 2) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, 4) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_g2_msm_plan_create_ex(ctx, &plan, q, 0, 0, PRE) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
     CHECK(cuzk_gpu_msm_window_ex(1000, 0) == cuzk_gpu_msm_window(1000));
@@ -569,6 +577,16 @@ static void test_precompute(void)
     }
     cuzk_gpu_msm_plan_destroy(pl0);
     cuzk_gpu_msm_plan_destroy(pl1);
+    /* A subset-sum table: flag, time and memory (15 points per 4) reported. */
+    pl0 = NULL;
+    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &pl0, p, 64, 0, CUZK_GPU_MSM_BITS_TABLE) ==
+          CUZK_OK);
+    if (pl0) {
+        CHECK(cuzk_gpu_msm_plan_flags(pl0) == CUZK_GPU_MSM_BITS_TABLE);
+        CHECK(cuzk_gpu_msm_plan_table_ms(pl0) > 0);
+        CHECK(cuzk_gpu_msm_plan_device_bytes(pl0) >= 16 * 15 * sizeof(cuzk_g1_affine));
+        cuzk_gpu_msm_plan_destroy(pl0);
+    }
     /* Tables beyond the device: 2^27 points at c = 8 are 32 x 2^27 > 2^31
      * entries (refused before any allocation); 2^26 at c = 9 are 29 x 2^26
      * G1 points, 187 GB (the allocation fails, unless the device is larger).
@@ -620,6 +638,15 @@ int main(void)
                 if (!ba) test_bits(groups[gi], quick);
                 test_seq(groups[gi], quick);
             }
+        }
+    }
+    /* Subset-sum tables: the bitmap sums read them, MSMs must not change. */
+    acc_mode = CUZK_GPU_MSM_XYZZ;
+    for (int pre = 0; pre < 2; pre++) {
+        plan_flags = CUZK_GPU_MSM_BITS_TABLE | (pre ? CUZK_GPU_MSM_PRECOMPUTE : 0);
+        for (int gi = 0; gi < 2; gi++) {
+            test_bits(groups[gi], quick);
+            if (!pre) test_edges(groups[gi], quick);
         }
     }
     cuzk_gpu_ctx_destroy(ctx);

@@ -12,8 +12,12 @@
  * every level-2 shape are used at these sizes). G1 and G2; random scalars
  * at several sizes and windows, scalars 0, 1, r - 1, 2^256 - 1, points at
  * infinity, repeated points with equal scalars (the doubling branch), P and
- * -P, and a prefix n < N of a plan's points. Seeded: replay with
- * CUZK_SEED=<n>. */
+ * -P, and a prefix n < N of a plan's points.
+ * Bitmap sums (0/1 scalars), one bit at a time and through the subset-sum
+ * table of CUZK_GPU_MSM_BITS_TABLE (msm_subset_thread, every entry checked
+ * against the CPU's sum), against cuzk_g*_batch_sum_bitmap: densities 0,
+ * 1/64, 1/2, 1, garbage beyond n, prefixes, and the point-set edge cases.
+ * Seeded: replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 #include "gpu/msm.cuh"
 
@@ -58,6 +62,10 @@ struct G1T {
     {
         return cuzk_g1_msm(r, p, k, n, 1);
     }
+    static cuzk_status bits(jac *r, const aff *p, const uint64_t *b, size_t n)
+    {
+        return cuzk_g1_batch_sum_bitmap(r, p, b, n, 1);
+    }
 };
 
 struct G2T {
@@ -81,6 +89,10 @@ struct G2T {
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
         return cuzk_g2_msm(r, p, k, n, 1);
+    }
+    static cuzk_status bits(jac *r, const aff *p, const uint64_t *b, size_t n)
+    {
+        return cuzk_g2_batch_sum_bitmap(r, p, b, n, 1);
     }
 };
 
@@ -247,7 +259,90 @@ static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typen
     G::x_jac(r, &acc);
 }
 
+/* The subset-sum table of a CUZK_GPU_MSM_BITS_TABLE plan (plan_finish). */
+template <class G>
+static dvec emu_subsets(const emu_plan<G> &pl)
+{
+    const size_t ng = (pl.N + 3) / 4;
+    dvec tab(ng * MSM_SUBSETS * aff_u4<G>(), uint4{7, 7, 7, 7});
+    for (size_t q = 0; q < ng; q++)
+        msm_subset_thread<typename G::F>(pl.points.data(), pl.inf.data(), pl.N, tab.data(), q);
+    return tab;
+}
+
+/* bits_run of msm.cu (through the table if tab is given), then the host's
+ * last additions. */
+template <class G>
+static void emu_bits(const emu_plan<G> &pl, const dvec *tab, const uint64_t *bits, size_t n,
+                     typename G::jac *r)
+{
+    typedef typename G::F F;
+    const size_t X = xyzz_u4<G>();
+    const size_t nw = (n + 63) / 64;
+    std::vector<uint64_t> live((pl.N + 63) / 64);
+    for (size_t w = 0; w < live.size(); w++) msm_live_thread(pl.inf.data(), pl.N, live.data(), w);
+    std::vector<uint32_t> cnt(nw), off(nw);
+    for (size_t w = 0; w < nw; w++) {
+        if (tab) msm_bits_tab_count_thread(bits, n, cnt.data(), w);
+        else msm_bits_count_thread(bits, live.data(), n, cnt.data(), w);
+    }
+    for (size_t w = 0, acc = 0; w < nw; w++) off[w] = (uint32_t)acc, acc += cnt[w];
+    size_t most = tab ? (n + 3) / 4 : n, m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
+    dvec in(m * X, uint4{9, 9, 9, 9});
+    for (size_t t = 0; t < m; t++) {
+        if (tab)
+            msm_bits_tab_thread<F>(bits, n, cnt.data(), off.data(), nw, tab->data(), in.data(), t);
+        else
+            msm_bits_thread<F>(bits, live.data(), cnt.data(), off.data(), nw, pl.points.data(),
+                               in.data(), t);
+    }
+    while (m > 1) { /* the GPU folds to MSM_HOST_SUMS; all the way here */
+        size_t next = (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN;
+        dvec out(next * X);
+        for (size_t t = 0; t < next; t++) msm_sum_thread<F>(in.data(), m, out.data(), t);
+        in.swap(out);
+        m = next;
+    }
+    G::x_jac(r, (const typename G::xyzz *)in.data());
+}
+
 /* ------------------------------------------------------------ checks -- */
+
+/* Every subset sum of the table against the CPU's. */
+template <class G>
+static void check_subsets(const emu_plan<G> &pl, const dvec &tab, const typename G::aff *pts)
+{
+    int bad = 0;
+    for (size_t q = 0; q < (pl.N + 3) / 4; q++) {
+        size_t cnt = pl.N - 4 * q < 4 ? pl.N - 4 * q : 4;
+        for (unsigned s = 1; s < 16; s++) {
+            uint64_t b = s;
+            typename G::aff e;
+            typename G::jac want, got;
+            CHECK(G::bits(&want, pts + 4 * q, &b, cnt) == CUZK_OK);
+            memcpy(&e, tab.data() + (q * MSM_SUBSETS + s - 1) * aff_u4<G>(), sizeof e);
+            G::from_aff(&got, &e);
+            bad += !G::eq(&want, &got);
+        }
+    }
+    CHECK_MSG(bad == 0, "%s subset table N=%zu: %d of %zu entries wrong", G::name(), pl.N, bad,
+              (pl.N + 3) / 4 * MSM_SUBSETS);
+}
+
+/* A bitmap sum, one bit at a time and through the table, against the CPU. */
+template <class G>
+static void compare_bits(const emu_plan<G> &pl, const dvec &tab, const typename G::aff *pts,
+                         const uint64_t *bits, size_t n, const char *what)
+{
+    typename G::jac want, got;
+    CHECK(G::bits(&want, pts, bits, n) == CUZK_OK);
+    emu_bits<G>(pl, NULL, bits, n, &got);
+    CHECK_MSG(G::eq(&want, &got), "%s bitmap %s n=%zu N=%zu: differs from the CPU", G::name(),
+              what, n, pl.N);
+    emu_bits<G>(pl, &tab, bits, n, &got);
+    CHECK_MSG(G::eq(&want, &got), "%s bitmap (subset table) %s n=%zu N=%zu: differs from the CPU",
+              G::name(), what, n, pl.N);
+}
 
 /* Every table entry T[w][i] against [2^(c w)] P_i. */
 template <class G>
@@ -365,11 +460,57 @@ static void run_group(size_t nmax, int quick)
     printf("  %s edge cases: done (%d failures so far)\n", G::name(), test_failures);
 }
 
+/* Bitmap sums: sizes around groups of 4 and words, densities, prefixes,
+ * and point sets with repeats, P and -P in one group, infinity. */
+template <class G>
+static void run_bits(size_t nmax, int quick)
+{
+    std::vector<typename G::aff> base(nmax), p(nmax);
+    std::vector<cuzk_scalar> k(nmax);
+    std::vector<uint64_t> bits((nmax + 63) / 64);
+    gen_points<G>(base.data(), nmax);
+    static const size_t sizes[] = {1, 3, 4, 5, 63, 64, 65, 130, 257, 1000};
+    static const char *dens[] = {"none", "1/64", "1/2", "all", "runs"};
+    for (size_t N : sizes) {
+        if (N > nmax) continue;
+        emu_plan<G> pl;
+        emu_plan_make<G>(pl, base.data(), N, 8, false, 0, 0);
+        dvec tab = emu_subsets<G>(pl);
+        check_subsets<G>(pl, tab, base.data());
+        for (int d = 0; d < 5; d++) {
+            for (size_t w = 0; w < (N + 63) / 64; w++) {
+                uint64_t r = test_rand64();
+                bits[w] = d == 0 ? 0 : d == 1 ? (uint64_t)1 << (r & 63) : d == 2 ? r
+                        : d == 3 ? ~(uint64_t)0 : (w & 1 ? ~(uint64_t)0 : r & 0xf0f0ff00ff0ff00full);
+            }
+            if (N & 63) bits[N / 64] |= ~(((uint64_t)1 << (N & 63)) - 1); /* garbage */
+            compare_bits<G>(pl, tab, base.data(), bits.data(), N, dens[d]);
+            if (N > 2) compare_bits<G>(pl, tab, base.data(), bits.data(), N / 2 + 1, "prefix");
+        }
+    }
+    size_t n = quick ? 40 : 200;
+    if (n > nmax) n = nmax;
+    for (int e = E_REPEAT_EQ; e < E_COUNT; e++) {
+        edge_case<G>(e, base.data(), p.data(), k.data(), n);
+        emu_plan<G> pl;
+        emu_plan_make<G>(pl, p.data(), n, 8, false, 0, 0);
+        dvec tab = emu_subsets<G>(pl);
+        check_subsets<G>(pl, tab, p.data());
+        for (size_t w = 0; w < (n + 63) / 64; w++) bits[w] = ~(uint64_t)0;
+        compare_bits<G>(pl, tab, p.data(), bits.data(), n, edge_names[e]);
+        for (size_t w = 0; w < (n + 63) / 64; w++) bits[w] = test_rand64();
+        compare_bits<G>(pl, tab, p.data(), bits.data(), n, edge_names[e]);
+    }
+    printf("  %s bitmaps: done (%d failures so far)\n", G::name(), test_failures);
+}
+
 int main(void)
 {
     test_seed(NAME);
     int quick = getenv("CUZK_TEST_QUICK") != NULL;
     run_group<G1T>(quick ? 100 : 600, quick);
     run_group<G2T>(quick ? 40 : 150, quick);
+    run_bits<G1T>(quick ? 100 : 1000, quick);
+    run_bits<G2T>(quick ? 100 : 300, quick);
     return test_done(NAME);
 }
