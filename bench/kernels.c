@@ -33,7 +33,8 @@
  * calls; medians of the CUDA-event stage times (device) and of the host wall
  * time per call. Compared with sppark on the same card (research/gpu-sota.md
  * §1a: scalars from pinned memory 20.9 / 156.9 / 567.5 ms at 2^20 / 2^24 /
- * 2^26) and with the 2^26 target of DESIGN.md (150 ms).
+ * 2^26), with the 2^26 target of DESIGN.md (150 ms), and with the compute
+ * floor (msm_floor_ms: the additions at the IMAD peak P).
  *
  * --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication
  * rows instead (cuzk_gpu_fixed_mul, src/gpu/fixed.cu): out[i] = [s_i] G for
@@ -312,6 +313,23 @@ static double target_ms(msm_mode m, unsigned lg)
     return 0;
 }
 
+/* The compute floor of research/gpu-sota.md §5.3-5.5, ms: the MSM's point
+ * additions at the issue's IMAD peak P (one IMAD per 32x32-bit product; an
+ * Fp M 300 IMAD, S 234). G1: XYZZ mixed addition 8M + 2S = 2868, batch-
+ * affine addition ~5M + 1S = 1734, XYZZ addition 12M + 2S = 4068. G2 in Fp
+ * products (Fp2 M = 3 Fp M, S = 2, both counted at 300): 28, ~17, 40.
+ * Random scalars: W n accumulation additions and 2^c reduction additions
+ * per reduced window (W for a plain plan, 1 for a precomputed one); 0/1
+ * scalars: one mixed addition per summed point (or table point). */
+static double msm_floor_ms(msm_mode m, double peak, unsigned c, int pre, size_t n, double adds)
+{
+    double madd = m.g2 ? 28 * 300 : 2868, add = m.g2 ? 40 * 300 : 4068;
+    double acc = m.affine ? (m.g2 ? 17 * 300 : 1734) : madd;
+    if (m.bits) return adds * madd / peak * 1e3;
+    unsigned w = (255 + c - 1) / c;
+    return ((double)w * n * acc + (pre ? 1.0 : w) * (double)((size_t)1 << c) * add) / peak * 1e3;
+}
+
 /* want = [m0] B + [m1] S in the mode's group; eq compares with got. */
 static void lin_comb(msm_mode m, void *want, const void *b, const cuzk_fr *m0, const void *st,
                      const cuzk_fr *m1)
@@ -343,7 +361,8 @@ static cuzk_status msm_call(msm_mode m, cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *pl
 }
 
 /* One row per size; returns 0 if every result was right. */
-static int run_msm(int device, const char *list, unsigned reps, unsigned c_forced, msm_mode mode)
+static int run_msm(int device, double peak, const char *list, unsigned reps, unsigned c_forced,
+                   msm_mode mode)
 {
     unsigned lgs[16], nl = 0, lgmax = 0;
     for (const char *q = list; *q && nl < 16;) {
@@ -386,9 +405,9 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
            " CUDA events.\n", gname, mode.affine ? " (batch-affine accumulation)" : "",
            mode.bits ? "0/1 scalars (random bitmap, density 1/2)" : "random scalars < r",
            (bench_now_ns() - t0) * 1e-9, reps);
-    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s  %s%s\n", "n",
-           "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
-           "sort", "accum", "reduce", "sppark", "target", "check",
+    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s %7s %7s  %s%s\n",
+           "n", "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
+           "sort", "accum", "reduce", "floor", "xfloor", "sppark", "target", "check",
            mode.pre || mode.tab ? "     plan    tab ms" : "");
     int rc = 0;
     float *stage = malloc((size_t)reps * 6 * sizeof *stage);
@@ -469,6 +488,14 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
         if (sp > 0) snprintf(sps, sizeof sps, "%.2fx", sp / med[0]);
         if (tgt > 0) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / tgt);
         unsigned c = cuzk_gpu_msm_plan_window(plan);
+        double adds = 0; /* 0/1 scalars: points (or non-zero nibbles) summed */
+        for (size_t w = 0; mode.bits && w < (n + 63) / 64; w++) {
+            uint64_t b = bits[w];
+            if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
+            if (mode.tab) b = (b | b >> 1 | b >> 2 | b >> 3) & 0x1111111111111111ull;
+            adds += __builtin_popcountll(b);
+        }
+        double fl = msm_floor_ms(mode, peak, c, (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0, n, adds);
         char kind[32] = "";
         if (mode.pre || mode.tab)
             snprintf(kind, sizeof kind, "%*s  %-9s %7.0f", ok ? 6 : 0, "",
@@ -476,16 +503,18 @@ static int run_msm(int device, const char *list, unsigned reps, unsigned c_force
                                                      : (mode.tab ? "plain+tab" : "plain"),
                      cuzk_gpu_msm_plan_table_ms(plan));
         printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
-               " %7s %7s  %s%s\n",
+               " %7.2f %6.2fx %7s %7s  %s%s\n",
                lgs[li], c, (255 + c - 1) / c, cuzk_gpu_msm_plan_device_bytes(plan) / 1e9, tg, mw,
-               med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], sps, tgs,
-               ok ? "ok" : "MISMATCH", kind);
+               med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], fl, dev_noup / fl, sps,
+               tgs, ok ? "ok" : "MISMATCH", kind);
         fflush(stdout);
         if (!ok) rc = 1;
         cuzk_gpu_msm_plan_destroy(plan);
     }
-    printf("sppark = sppark's time / our device time (> 1: faster); target = our device time /"
-           " the issue's target (<= 1 meets it)%s\n",
+    printf("floor = the additions at the IMAD peak P = %.2f T/s (gpu-sota.md 5.3-5.5; IMAD.WIDE"
+           " runs at half that rate, see the field rows), xfloor = (dev ms - upload) / floor;\n"
+           "sppark = sppark's time / our device time (> 1: faster); target = our device time /"
+           " the issue's target (<= 1 meets it)%s\n", peak / 1e12,
            mode.bits ? ";\n0/1 scalars: sort = popcounts + prefix sum, accum = the balanced partial"
                        " sums, reduce = folding them" : "");
     free(stage);
@@ -902,7 +931,7 @@ int bench_kernels(int argc, char **argv)
     o.peak = (double)di.sm_count * 64 * di.clock_khz * 1e3;
     printf("cuzk-bench kernels: %s, cc %d.%d, %d SMs, %d MHz max\n", di.name, di.cc_major,
            di.cc_minor, di.sm_count, di.clock_khz / 1000);
-    if (msm) return run_msm(device, msm, msm_reps, msm_c, mmode);
+    if (msm) return run_msm(device, o.peak, msm, msm_reps, msm_c, mmode);
     if (fixed) return run_fixed(device, fixed, fixed_reps, fixed_w);
     if (ntt_mode == 2) return bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     printf("IMAD peak P = SMs x 64 x clock = %.2f T/s; mul peak = P / (Fr 136, Fp 300 IMAD)"
