@@ -431,7 +431,11 @@ FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *
  *  4. fold    msm_sum_thread adds MSM_SUM_FAN partials into one, level by
  *             level, until few enough are left for the host. */
 #define MSM_BITS_PER_THREAD 128u
-#define MSM_SUM_FAN 32u
+/* A fold level is a few thousand threads or fewer, each a serial chain of
+ * FAN additions, so its time is that chain's latency: 8 makes the chains
+ * short at the cost of a level more. With 32, the fold took 0.88 ms of a
+ * G1 2^26 table sum and 2.89 ms of a G2 2^24 one (docs/perf.md). */
+#define MSM_SUM_FAN 8u
 
 FF_INLINE unsigned msm_ctz64(uint64_t x) /* x != 0 */
 {
