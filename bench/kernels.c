@@ -826,11 +826,11 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
                    floor_ms, med / floor_ms, pipe_ms, med / pipe_ms, spb, ok ? "ok" : "MISMATCH");
             fflush(stdout);
         }
-        if (info.local_bytes)
-            printf("      (pass kernel: %d bytes of local memory per thread; blocks/SM of the "
-                   "3 passes: %d %d %d)\n",
-                   info.local_bytes, info.blocks_per_sm[0], info.blocks_per_sm[1],
-                   info.blocks_per_sm[2]);
+        if (L >= 3)
+            printf("      (pass kernels: %d elements per thread (CUZK_NTT_VARIANT), %d bytes of "
+                   "local memory per thread; blocks/SM of the 3 passes: %d %d %d)\n",
+                   info.elems_per_thread, info.local_bytes, info.blocks_per_sm[0],
+                   info.blocks_per_sm[1], info.blocks_per_sm[2]);
         cuzk_ntt_domain_destroy(cd);
         cuzk_gpu_ntt_domain_destroy(d);
     }

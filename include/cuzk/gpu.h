@@ -351,7 +351,16 @@ cuzk_status cuzk_gpu_pce_eval_host(const cuzk_gpu_pce *d, const cuzk_pce_witness
  * memory (computed once, when it is created; about 21 MiB at 2^28) and is
  * bound to the context it was created on: transforms run on that context's
  * stream. n = 2^log_n elements of 32 bytes (cuzk_fr layout) are transformed
- * in three passes over device memory (src/gpu/ntt.cuh says how). */
+ * in three passes over device memory (src/gpu/ntt.cuh says how).
+ *
+ * Tuning / benchmark knob: the environment variable CUZK_NTT_VARIANT picks
+ * the pass kernels, read when a domain is created (a domain keeps its
+ * choice): "8" (the default, also when unset or empty): 8 elements per
+ * thread, radix-8 rounds, 256 threads per block; "4": 4 elements per thread,
+ * radix-4 rounds, 512 threads per block (fewer registers per thread, twice
+ * the warps per SM; not yet measured on the H200). Both give the same
+ * results. Any other value makes domain creation fail with
+ * CUZK_ERR_INVALID_ARGUMENT. cuzk_gpu_ntt_get_info reports the choice. */
 
 #include <cuzk/poly.h> /* cuzk_roots; inside extern "C" for C++ includers */
 
@@ -367,7 +376,8 @@ typedef enum {
 /* Creates a domain of 2^log_n points (1 <= log_n <= 28) on ctx: allocates
  * and fills its tables (cudaMalloc; synchronous). *d is set on success only;
  * free it with cuzk_gpu_ntt_domain_destroy, before the context. Errors:
- * CUZK_ERR_INVALID_ARGUMENT (log_n, roots), CUZK_ERR_NO_MEMORY, CUDA errors. */
+ * CUZK_ERR_INVALID_ARGUMENT (log_n, roots, an unknown CUZK_NTT_VARIANT),
+ * CUZK_ERR_NO_MEMORY, CUDA errors. */
 cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **d,
                                        unsigned log_n, cuzk_roots roots);
 
@@ -405,6 +415,7 @@ cuzk_status cuzk_gpu_ntt_time(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind ki
 
 typedef struct {
     int k1, k2;              /* digits: log_n = k1 + k2 + k1 (0, 0 for n <= 4) */
+    int elems_per_thread;    /* the pass kernels' variant: 8 or 4 (0 for n <= 4) */
     int regs, local_bytes;   /* the pass kernel's registers and spills per thread */
     unsigned threads[3];     /* per pass: threads per block */
     size_t smem[3];          /*   dynamic shared memory per block */

@@ -17,44 +17,48 @@ extern "C" {
 
 
 /* One pass (ntt.cuh): load, rounds, store; one instantiation per pass kind
- * (KIND: NTT_COL or NTT_MID, FL: NTT_F_* flags), so each kernel holds only
- * its own phases. 2048-element tiles: 256 threads, 64 KiB of dynamic shared
- * memory; two blocks per SM are asked for (register cap 128: 8 elements of 8
- * limbs per thread plus a multiplication's temporaries). */
-template <int KIND, int FL>
-__global__ void __launch_bounds__(256, 2) ntt_pass_kernel(const NttPass p, uint4 *data)
+ * (KIND: NTT_COL or NTT_MID, FL: NTT_F_* flags) and variant (2^UB elements
+ * per thread), so each kernel holds only its own phases. 2048-element tiles,
+ * 64 KiB of dynamic shared memory, two blocks per SM asked for: UB = 3, 256
+ * threads (register cap 128: 8 elements of 8 limbs per thread plus a
+ * multiplication's temporaries); UB = 2, 512 threads (cap 64: 4 elements). */
+template <int KIND, int FL, int UB>
+__global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
+    ntt_pass_kernel(const NttPass p, uint4 *data)
 {
     extern __shared__ uint32_t ntt_sm[];
     const NttBlock B = ntt_block<KIND>(p, blockIdx.x);
-    ntt_load_phase<KIND>(p, B, threadIdx.x, data, ntt_sm);
-    if (FL & NTT_F_PRE) ntt_pre_phase(p, B, threadIdx.x, ntt_sm);
+    ntt_load_phase<KIND, UB>(p, B, threadIdx.x, data, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB>(p, B, threadIdx.x, ntt_sm);
     __syncthreads();
-    NttRegs R;
+    NttRegs<UB> R;
 #pragma unroll 1
     for (int q = 0; q < p.nrounds; q++) {
-        ntt_round_compute<KIND>(p, q, B, threadIdx.x, ntt_sm, R);
+        ntt_round_compute<KIND, UB>(p, q, B, threadIdx.x, ntt_sm, R);
         /* The last round writes to other threads' slots. */
         if (q == p.nrounds - 1) __syncthreads();
-        ntt_round_write<KIND>(p, q, B, R, ntt_sm);
+        ntt_round_write<KIND, UB>(p, q, B, R, ntt_sm);
         __syncthreads();
     }
-    ntt_store_phase<KIND, FL>(p, B, threadIdx.x, data, ntt_sm);
+    ntt_store_phase<KIND, FL, UB>(p, B, threadIdx.x, data, ntt_sm);
 }
 
 typedef void (*NttKernel)(const NttPass, uint4 *);
 
-/* The instantiations the transforms use: pass 1 (twiddles; coset forward
- * adds the shift), pass 2, pass 3 (coset inverse adds the shift). */
+/* The instantiations the transforms use, for each variant: pass 1
+ * (twiddles; coset forward adds the shift), pass 2, pass 3 (coset inverse
+ * adds the shift). */
+#define NTT_KERNELS_OF(UB)                                                                    \
+    {NTT_COL, NTT_F_TW, UB, ntt_pass_kernel<NTT_COL, NTT_F_TW, UB>},                          \
+    {NTT_COL, NTT_F_TW | NTT_F_PRE, UB, ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE, UB>},  \
+    {NTT_MID, NTT_F_TWD, UB, ntt_pass_kernel<NTT_MID, NTT_F_TWD, UB>},                        \
+    {NTT_COL, 0, UB, ntt_pass_kernel<NTT_COL, 0, UB>},                                        \
+    {NTT_COL, NTT_F_POST, UB, ntt_pass_kernel<NTT_COL, NTT_F_POST, UB>}
 static const struct {
-    int kind, fl;
+    int kind, fl, ub;
     NttKernel fn;
-} ntt_kernels[] = {
-    {NTT_COL, NTT_F_TW, ntt_pass_kernel<NTT_COL, NTT_F_TW>},
-    {NTT_COL, NTT_F_TW | NTT_F_PRE, ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE>},
-    {NTT_MID, NTT_F_TWD, ntt_pass_kernel<NTT_MID, NTT_F_TWD>},
-    {NTT_COL, 0, ntt_pass_kernel<NTT_COL, 0>},
-    {NTT_COL, NTT_F_POST, ntt_pass_kernel<NTT_COL, NTT_F_POST>},
-};
+} ntt_kernels[] = {NTT_KERNELS_OF(3), NTT_KERNELS_OF(2)};
+#undef NTT_KERNELS_OF
 enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
 
 /* The kernel of pass p (NULL: no instantiation for its flags). */
@@ -63,14 +67,28 @@ static NttKernel ntt_kernel_for(const NttPass &p)
     int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_d ? NTT_F_TWD : 0) |
              (p.post_lo ? NTT_F_POST : 0);
     for (int i = 0; i < NTT_NKERNELS; i++)
-        if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl) return ntt_kernels[i].fn;
+        if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl && ntt_kernels[i].ub == p.ub)
+            return ntt_kernels[i].fn;
     return NULL;
+}
+
+/* The variant, from CUZK_NTT_VARIANT (include/cuzk/gpu.h): log2 of the
+ * elements per thread, or -1 for a value other than unset, empty, 8, 4.
+ * Default 8 (UB = 3): the variant measured so far (docs/perf.md, "GPU
+ * NTT"); the 4-element one is not yet measured on the H200. */
+static int ntt_variant_ub(void)
+{
+    const char *v = getenv("CUZK_NTT_VARIANT");
+    if (!v || !*v || !strcmp(v, "8")) return 3;
+    if (!strcmp(v, "4")) return 2;
+    return -1;
 }
 
 struct cuzk_gpu_ntt_domain {
     cuzk_gpu_ctx *ctx;
     unsigned log_n;
     cuzk_roots roots;
+    int ub;                 /* log2 of elements per thread of the pass kernels */
     NttTables t;
     uint4 *tab;             /* device: t.total elements, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
@@ -98,6 +116,8 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
     if (roots != CUZK_ROOTS_BELLPERSON && roots != CUZK_ROOTS_SNARKJS)
         return CUZK_ERR_INVALID_ARGUMENT;
     if (k1 && !ntt_split_ok((int)log_n, (int)k1)) return CUZK_ERR_INVALID_ARGUMENT;
+    const int ub = ntt_variant_ub();
+    if (ub < 0) return CUZK_ERR_INVALID_ARGUMENT;
     CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
@@ -118,6 +138,7 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
     d->ctx = ctx;
     d->log_n = log_n;
     d->roots = roots;
+    d->ub = ub;
     d->t = t;
 
     cudaError_t e = cudaMalloc(&d->tab, t.total * sizeof(cuzk_fr));
@@ -136,7 +157,7 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
     }
     if (log_n >= 3) {
         for (int kind = 0; kind < 4; kind++) {
-            ntt_plan_passes(d->pass[kind], t, d->tab, kind);
+            ntt_plan_passes(d->pass[kind], t, d->tab, kind, ub);
             for (int i = 0; i < 3; i++) d->fn[kind][i] = ntt_kernel_for(d->pass[kind][i]);
         }
         for (int i = 0; i < 3; i++) d->blocks[i] = ntt_plan_blocks(d->pass[0][i], (int)log_n);
@@ -193,7 +214,7 @@ static cuzk_status run(const cuzk_gpu_ntt_domain *d, int kind, uint4 *data)
     }
     for (int i = 0; i < 3; i++) {
         const NttPass &p = d->pass[kind][i];
-        d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - 3), (size_t)32 << p.tbits, s>>>(
+        d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - p.ub), (size_t)32 << p.tbits, s>>>(
             p, data);
         CUZK_CUDA_TRY_LAUNCH();
     }
@@ -262,6 +283,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     memset(info, 0, sizeof *info);
     info->table_bytes = d->t.total * sizeof(cuzk_fr);
     if (d->log_n < 3) return CUZK_OK;
+    info->elems_per_thread = 1 << d->ub;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
@@ -272,7 +294,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
         CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, d->fn[0][i]));
         if (fa.numRegs > info->regs) info->regs = fa.numRegs;
         if ((int)fa.localSizeBytes > info->local_bytes) info->local_bytes = (int)fa.localSizeBytes;
-        info->threads[i] = 1u << (p.tbits - 3);
+        info->threads[i] = 1u << (p.tbits - p.ub);
         info->smem[i] = (size_t)32 << p.tbits;
         info->blocks[i] = d->blocks[i];
         int bps = 0;

@@ -33,9 +33,9 @@
  * memory) holds 2^gb groups of 2^k elements each (k = k1 or k2). Tile address
  * a = t 2^gb + gi: t is the element's index in its group's DFT, gi the group.
  *   load phase:  global -> (coset: x *= g^pos) -> shared memory
- *   rounds:      each thread takes 8 elements of one or more groups from
- *                shared memory, does up to 3 radix-2 decimation-in-frequency
- *                stages on them in registers (radix 2, 4 or 8), writes them
+ *   rounds:      each thread takes 8 (or 4: UB below) elements of one or
+ *                more groups from shared memory, does up to 3 (2) radix-2
+ *                decimation-in-frequency stages on them in registers, writes them
  *                back; the rounds take the t bits from the top down. The last
  *                round writes each result to its output slot: t -> rev(t)
  *                (DIF leaves the DFT bit-reversed) and, in MID, the group
@@ -51,9 +51,9 @@
  * Shared memory holds the tile as 8 planes of 32-bit limbs (limb l of slot s
  * at word l T + s), so one warp instruction touches one plane and is free of
  * bank conflicts when the 32 lanes' slots differ mod 32; slots are the tile
- * addresses with bits 5-7 folded onto bits 2-4 (ntt_slot), which keeps the
- * rounds' access patterns conflict-free for the tile shapes used (checked by
- * a host emulation of this file, see docs/perf.md "GPU NTT").
+ * addresses with higher bits folded onto bits 1-4 (ntt_slot), which keeps
+ * the rounds' access patterns (nearly) conflict-free for the tile shapes used
+ * (counted by tests/gpu/test_gpu_ntt_emu.cu, a host emulation of this file).
  *
  * Everything here also compiles for the host under CUZK_FF_HOST_EMULATION,
  * with the phases as functions of (block, thread), so the index logic can be
@@ -82,12 +82,18 @@ typedef FfFr NttF;
 
 enum { NTT_COL = 0, NTT_MID = 1 };
 enum { NTT_TILE_LOG = 11 };        /* tile <= 2048 elements = 64 KiB */
-enum { NTT_MAX_ROUNDS = 4 };        /* k <= 10: 1 + 3 + 3 + 3 */
+enum { NTT_MAX_ROUNDS = 5 };        /* k <= 10: 1 + 3 + 3 + 3 (UB 3), 2 x 5 (UB 2) */
 
-/* One round: the thread's 8 elements are u = 0..7; u bit m is tile t bit
- * gamma + m (gamma < 0: the low -gamma bits of u are group bits, used when
- * the DFT has fewer than 3 bits); the round's butterflies are on the top r
- * bits of u. */
+/* Two variants of every pass, chosen at run time (CUZK_NTT_VARIANT, see
+ * include/cuzk/gpu.h): a thread holds 2^UB elements, UB = 3 (8 elements,
+ * radix-8 rounds, 256 threads per 2048-element tile) or UB = 2 (4 elements,
+ * radix-4 rounds, 512 threads: half the registers per thread, so twice the
+ * warps per SM). The index logic below is written for any UB. */
+
+/* One round: the thread's 2^UB elements are u = 0..2^UB - 1; u bit m is tile
+ * t bit gamma + m (gamma < 0: the low -gamma bits of u are group bits, used
+ * when the DFT has fewer than UB bits); the round's butterflies are on the
+ * top r bits of u. */
 struct NttRound {
     int r, gamma;
 };
@@ -110,6 +116,10 @@ struct NttPass {
     const uint4 *tw_lo, *tw_hi;      /* store, COL: x *= f(lo * t) */
     const uint4 *tw_d;               /* store, MID: x *= tw_d[x-digit * t] */
     const uint4 *post_lo, *post_hi;  /* store: x *= f(pos) (coset inverse) */
+    /* Last: ptxas's register allocation of the 8-element kernels turned
+     * out sensitive to the offsets of the fields above (102-124 registers
+     * as measured with this order; 108-125 with ub second). */
+    int ub;          /* log2 of elements per thread: 3 or 2 (the kernel's UB) */
 };
 
 /* Which part of the transform a block owns. */
@@ -119,9 +129,10 @@ struct NttBlock {
     bool offdiag;     /* MID: X != Y, so the tile holds two squares */
 };
 
-/* The thread's 8 elements between reading and writing shared memory. */
+/* The thread's 2^UB elements between reading and writing shared memory. */
+template <int UB>
 struct NttRegs {
-    uint32_t x[8][8];
+    uint32_t x[1 << UB][8];
     uint32_t abase; /* tile address of element u = 0 */
     bool active;
 };
@@ -196,8 +207,22 @@ FF_INLINE uint32_t ntt_out_addr(const NttPass &p, const NttBlock &B, uint32_t a)
     return (t2 << p.gb) | gi;
 }
 
-/* Shared-memory slot of tile address a: bits 5-7 folded onto bits 2-4. */
-FF_INLINE uint32_t ntt_slot(uint32_t a) { return a ^ (((a >> 5) & 7u) << 2); }
+/* Shared-memory slot of tile address a: the low 5 bits (the bank) XORed
+ * with a function of the bits above, chosen so that the 32 lanes of every
+ * warp-wide access hit 32 banks for the planned tile shapes (k1 = 7 .. 10,
+ * k2 = 6 .. 8). 8 elements per thread: bits 5-7 folded onto bits 2-4; two
+ * cases conflict 2-way (the last round of k1 = 10 and of k2 = 7, and one
+ * earlier read of k1 = 10). 4 elements per thread: that fold would leave 12
+ * 2-way cases (rounds whose 2 element bits are address bits 1-2 or 3-4
+ * spread the lanes over bits 5-6), so bits 5 and 6 go to 1 ^ 3 and 2 ^ 4,
+ * bits 7 and 8 to 3 and 4: no conflicts (found by a search over such
+ * folds; counted by tests/gpu/test_gpu_ntt_emu.cu). */
+template <int UB>
+FF_INLINE uint32_t ntt_slot(uint32_t a)
+{
+    if (UB == 3) return a ^ (((a >> 5) & 7u) << 2);
+    return a ^ (((a >> 5) & 15u) << 1) ^ (((a >> 5) & 3u) << 3);
+}
 
 FF_INLINE void ntt_sm_read(uint32_t x[8], const uint32_t *sm, int tbits, uint32_t slot)
 {
@@ -268,74 +293,83 @@ enum {
     NTT_F_POST = 8  /* store: x *= post(pos) (coset inverse, pass 3) */
 };
 
-/* global -> shared memory. Thread tid of 2^(tbits-3) moves elements
- * a = tid + j 2^(tbits-3), j < 8: 32 consecutive lanes take consecutive
- * groups (contiguous columns in COL). All 8 loads are issued before the
- * first store to shared memory (nothing else is live yet). */
-template <int KIND>
+/* global -> shared memory. Thread tid of 2^(tbits-UB) moves elements
+ * a = tid + j 2^(tbits-UB), j < 2^UB: 32 consecutive lanes take consecutive
+ * groups (contiguous columns in COL). All loads are issued before the first
+ * store to shared memory (nothing else is live yet). */
+template <int KIND, int UB>
 FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
                               const uint4 *data, uint32_t *sm)
 {
-    const uint32_t nthr = 1u << (p.tbits - 3);
-    uint32_t x[8][8];
-    bool act[8];
+    constexpr int NE = 1 << UB;
+    const uint32_t nthr = 1u << (p.tbits - UB);
+    uint32_t x[NE][8];
+    bool act[NE];
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
+    for (int j = 0; j < NE; j++) {
         uint32_t xd;
         uint32_t pos = ntt_pos<KIND>(p, B, tid + j * nthr, &act[j], &xd);
         if (act[j]) ff_load<NttF>(x[j], data + 2 * (size_t)pos);
     }
 #pragma unroll
-    for (int j = 0; j < 8; j++)
-        if (act[j]) ntt_sm_write(sm, p.tbits, ntt_slot(tid + j * nthr), x[j]);
+    for (int j = 0; j < NE; j++)
+        if (act[j]) ntt_sm_write(sm, p.tbits, ntt_slot<UB>(tid + j * nthr), x[j]);
 }
 
 /* Coset shift of pass 1 (COL only), after the load phase, on the thread's
  * own slots (so no barrier in between): x *= g^pos, the factor formed from
  * the two-level table (2 multiplications per element). Rolled; the table
  * entries of element j + 1 are fetched before element j is multiplied. */
+template <int UB>
 FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
 {
-    const uint32_t nthr = 1u << (p.tbits - 3);
+    constexpr int NE = 1 << UB;
+    const uint32_t nthr = 1u << (p.tbits - UB);
     uint32_t u[8], v[8];
     bool act;
     uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, tid, &act, &xd);
     ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
 #pragma unroll 1
-    for (int j = 0; j < 8; j++) {
+    for (int j = 0; j < NE; j++) {
         uint32_t a = tid + j * nthr, x[8], f[8];
         ff_mul<NttF>(f, u, v);
-        if (j < 7) {
+        if (j < NE - 1) {
             uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
             ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
         }
-        ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+        ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
         ff_mul<NttF>(x, x, f);
-        ntt_sm_write(sm, p.tbits, ntt_slot(a), x);
+        ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), x);
     }
 }
 
-/* Round q: read the thread's 8 elements and do the round's stages.
+/* Round q: read the thread's 2^UB elements and do the round's stages.
  *
- * The stages are one rolled loop whose body is the 4 butterflies
- * (0,4) (1,5) (2,6) (3,7) with the outputs of butterfly i placed at 2i and
- * 2i+1 (a Stockham step in registers): after s stages, register v holds the
- * element u whose bit (b - s) mod 3 is bit b of v, so the next stage's pairs
- * are again (i, i + 4), on u bit 2 - s. Register indices stay compile-time
- * constants; the round's end maps v back to u when it writes. */
-template <int KIND>
+ * The stages are one rolled loop whose body is the 2^(UB-1) butterflies
+ * (i, i + 2^(UB-1)) with the outputs of butterfly i placed at 2i and 2i+1 (a
+ * Stockham step in registers): after s stages, register v holds the element
+ * u whose bit (b - s) mod UB is bit b of v, so the next stage's pairs are
+ * again (i, i + 2^(UB-1)), on u bit UB - 1 - s. Register indices stay
+ * compile-time constants; the round's end maps v back to u when it writes. */
+template <int KIND, int UB>
 FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
-                                 const uint32_t *sm, NttRegs &R)
+                                 const uint32_t *sm, NttRegs<UB> &R)
 {
+    constexpr int NE = 1 << UB, NH = NE / 2;
     const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
     const int eg = gamma < 0 ? -gamma : 0;  /* low u bits that are group bits */
     const int gp = gamma < 0 ? 0 : gamma;   /* t bit of the first u bit above them */
     const int split = p.gb + gp - eg;
-    /* Thread bits fill the tile address bits outside the thread's 8 (lowest
+    /* Thread bits fill the tile address bits outside the thread's UB (lowest
      * first, so lanes vary the low address bits). */
-    R.abase = ((tid & ((1u << split) - 1)) << eg) | ((tid >> split) << (p.gb + gp + 3 - eg));
+    R.abase = ((tid & ((1u << split) - 1)) << eg) | ((tid >> split) << (p.gb + gp + UB - eg));
     R.active = true;
-    if (KIND == NTT_MID) {
+    /* The absent second square of a diagonal MID block: skipped with 8
+     * elements per thread; with 4, transformed too (garbage that the store
+     * phase never stores: its lanes share warps with active ones, so it
+     * costs no time), since the test cost 64 bytes of spills at the 64
+     * register cap. */
+    if (KIND == NTT_MID && UB == 3) {
         uint32_t half = (R.abase >> (p.gb - 1)) & 1u;
         R.active = half == 0 || B.offdiag;
     }
@@ -343,46 +377,52 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
     const uint32_t gmask = (1u << eg) - 1;
     const int ushift = p.gb + gp;
 #pragma unroll
-    for (int u = 0; u < 8; u++) {
+    for (int u = 0; u < NE; u++) {
         uint32_t a = R.abase | ((uint32_t)u & gmask) | (((uint32_t)u >> eg) << ushift);
-        ntt_sm_read(R.x[u], sm, p.tbits, ntt_slot(a));
+        ntt_sm_read(R.x[u], sm, p.tbits, ntt_slot<UB>(a));
     }
     const uint32_t tbase = R.abase >> p.gb;
 #pragma unroll 1
     for (int s = 0; s < r; s++) {
-        /* u bit 2 - s: t bit beta = gamma + 2 - s, twiddle w_{2^(beta+1)}^j,
-         * j = t mod 2^beta = inner[j 2^(kt-1-beta)]; j = 0 (twiddle 1, e.g.
-         * 7 of the 12 in a last round) skips the multiplication. */
-        const int beta = gamma + 2 - s;
+        /* u bit UB - 1 - s: t bit beta = gamma + UB - 1 - s, twiddle
+         * w_{2^(beta+1)}^j, j = t mod 2^beta = inner[j 2^(kt-1-beta)]; j = 0
+         * (twiddle 1, e.g. 7 of the 12 in a last radix-8 round) skips the
+         * multiplication. */
+        const int beta = gamma + UB - 1 - s;
         const uint32_t bmask = (1u << beta) - 1;
-        const int sh1 = (4 - s) % 3, sh0 = (3 - s) % 3; /* u bits of v bits 1, 0 */
-        uint32_t y[8][8];
+        int sh[UB - 1]; /* v bit b (b < UB - 1) is u bit sh[b] = (b - s) mod UB */
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            uint32_t u = (((uint32_t)i >> 1) << sh1) | (((uint32_t)i & 1u) << sh0);
+        for (int b = 0; b < UB - 1; b++) sh[b] = (UB + b - s) % UB;
+        uint32_t y[NE][8];
+#pragma unroll
+        for (int i = 0; i < NH; i++) {
+            uint32_t u = 0;
+#pragma unroll
+            for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
             uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
             uint32_t w[8], d[8];
             ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
-            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + 4]);
-            ff_sub<NttF>(d, R.x[i], R.x[i + 4]);
+            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
+            ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
             if (j) ff_mul<NttF>(d, d, w);
 #pragma unroll
             for (int l = 0; l < 8; l++) y[2 * i + 1][l] = d[l];
         }
 #pragma unroll
-        for (int v = 0; v < 8; v++)
+        for (int v = 0; v < NE; v++)
 #pragma unroll
             for (int l = 0; l < 8; l++) R.x[v][l] = y[v][l];
     }
 }
 
-/* Round q: write the 8 elements back (the last round: to their output
- * slots, which other threads may still be reading before a barrier). After
- * r stages register v holds u = v with its 3 bits rotated by r. */
-template <int KIND>
-FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const NttRegs &R,
+/* Round q: write the elements back (the last round: to their output slots,
+ * which other threads may still be reading before a barrier). After r
+ * stages register v holds u = v with its UB bits rotated by r. */
+template <int KIND, int UB>
+FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const NttRegs<UB> &R,
                                uint32_t *sm)
 {
+    constexpr int NE = 1 << UB;
     if (!R.active) return;
     const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
     const int eg = gamma < 0 ? -gamma : 0;
@@ -390,33 +430,34 @@ FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const
     const uint32_t gmask = (1u << eg) - 1;
     const int ushift = p.gb + gp;
     const bool last = q == p.nrounds - 1;
-    const int rs = r % 3; /* v bit b is u bit (b - r) mod 3 */
+    const int rs = r % UB; /* v bit b is u bit (b - r) mod UB */
 #pragma unroll
-    for (int v = 0; v < 8; v++) {
-        uint32_t u = (((uint32_t)v << (3 - rs)) | ((uint32_t)v >> rs)) & 7u;
+    for (int v = 0; v < NE; v++) {
+        uint32_t u = (((uint32_t)v << (UB - rs)) | ((uint32_t)v >> rs)) & (NE - 1u);
         uint32_t a = R.abase | (u & gmask) | ((u >> eg) << ushift);
         if (last) a = ntt_out_addr<KIND>(p, B, a);
-        ntt_sm_write(sm, p.tbits, ntt_slot(a), R.x[v]);
+        ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), R.x[v]);
     }
 }
 
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
  * load phase. Without multiplications: unrolled. With them: rolled, the
  * table entries of element j + 1 fetched before element j is multiplied. */
-template <int KIND, int FL>
+template <int KIND, int FL, int UB>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
-    const uint32_t nthr = 1u << (p.tbits - 3);
+    constexpr int NE = 1 << UB;
+    const uint32_t nthr = 1u << (p.tbits - UB);
     constexpr bool MUL = (FL & (NTT_F_TW | NTT_F_TWD | NTT_F_POST)) != 0;
     if (!MUL) {
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < NE; j++) {
             uint32_t a = tid + j * nthr, xd, x[8];
             bool act;
             uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
             if (!act) continue;
-            ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+            ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
             ff_store<NttF>(data + 2 * (size_t)pos, x);
         }
         return;
@@ -437,7 +478,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
                               FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
     }
 #pragma unroll 1
-    for (int j = 0; j < 8; j++) {
+    for (int j = 0; j < NE; j++) {
         uint32_t a = tid + j * nthr, xd, x[8], f[8];
         bool act;
         uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
@@ -447,7 +488,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         } else {
             ff_mul<NttF>(f, u, v);
         }
-        if (j < 7) {
+        if (j < NE - 1) {
             uint32_t an = a + nthr, xn, tn = an >> p.gb;
             bool actn;
             uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
@@ -456,7 +497,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
                                   FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
         }
         if (!act) continue;
-        ntt_sm_read(x, sm, p.tbits, ntt_slot(a));
+        ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
         ff_mul<NttF>(x, x, f);
         ff_store<NttF>(data + 2 * (size_t)pos, x);
     }

@@ -35,30 +35,33 @@ static inline int ntt_plan_digits(int L, int *k1, int *k2)
     return 1;
 }
 
-/* Rounds for a DFT of k bits: the first takes k mod 3 bits (if any), the
- * others 3, from the top bit down; k < 3: one round on all k bits. */
+/* Rounds for a DFT of k bits with 2^ub elements per thread: the first takes
+ * k mod ub bits (if any), the others ub, from the top bit down; k < ub: one
+ * round on all k bits. */
 static inline void ntt_plan_rounds(NttPass *p)
 {
-    int k = p->k;
+    const int k = p->k, ub = p->ub;
     p->nrounds = 0;
-    if (k < 3) {
-        p->rnd[p->nrounds++] = NttRound{k, k - 3};
+    if (k < ub) {
+        p->rnd[p->nrounds++] = NttRound{k, k - ub};
         return;
     }
-    int r0 = k % 3, top = k;
+    int r0 = k % ub, top = k;
     if (r0) {
-        p->rnd[p->nrounds++] = NttRound{r0, k - 3};
+        p->rnd[p->nrounds++] = NttRound{r0, k - ub};
         top -= r0;
     }
-    for (; top > 0; top -= 3) p->rnd[p->nrounds++] = NttRound{3, top - 3};
+    for (; top > 0; top -= ub) p->rnd[p->nrounds++] = NttRound{ub, top - ub};
 }
 
-/* Pass shapes (tables are filled in by the caller). */
-static inline NttPass ntt_plan_col(int L, int k)
+/* Pass shapes (tables are filled in by the caller); ub: log2 of elements
+ * per thread, 3 or 2 (the kernel variant). */
+static inline NttPass ntt_plan_col(int L, int k, int ub)
 {
     NttPass p;
     memset(&p, 0, sizeof p);
     p.kind = NTT_COL;
+    p.ub = ub;
     p.k = k;
     int gb = NTT_TILE_LOG - k;
     if (gb > L - k) gb = L - k;
@@ -70,11 +73,12 @@ static inline NttPass ntt_plan_col(int L, int k)
     return p;
 }
 
-static inline NttPass ntt_plan_mid(int L, int k1, int k2)
+static inline NttPass ntt_plan_mid(int L, int k1, int k2, int ub)
 {
     NttPass p;
     memset(&p, 0, sizeof p);
     p.kind = NTT_MID;
+    p.ub = ub;
     p.k = k2;
     p.k1 = k1;
     int gy = (NTT_TILE_LOG - 1 - k2) / 2;
@@ -207,15 +211,16 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
 
 /* The three passes of transform `kind` (0 forward, 1 inverse, 2 coset
  * forward, 3 coset inverse) over the tables at dev (device or host copy of
- * the buffer). Requires L >= 3. */
-static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uint4 *dev, int kind)
+ * the buffer), with 2^ub elements per thread (3 or 2). Requires L >= 3. */
+static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uint4 *dev, int kind,
+                                   int ub)
 {
     const int L = t.L;
     const bool inv = kind == 1 || kind == 3;
 #define NTT_TAB(off) (dev + 2 * (t.off))
-    out[0] = ntt_plan_col(L, t.k1);
-    out[1] = ntt_plan_mid(L, t.k1, t.k2);
-    out[2] = ntt_plan_col(L, t.k1);
+    out[0] = ntt_plan_col(L, t.k1, ub);
+    out[1] = ntt_plan_mid(L, t.k1, t.k2, ub);
+    out[2] = ntt_plan_col(L, t.k1, ub);
     for (int i = 0; i < 3; i++) {
         out[i].w = t.w;
         out[i].inner = inv ? NTT_TAB(inner_i) : NTT_TAB(inner_f);

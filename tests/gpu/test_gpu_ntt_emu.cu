@@ -1,0 +1,356 @@
+/* The GPU NTT's pass phases (src/gpu/ntt.cuh) compiled for the host, with the
+ * PTX carry chains emulated (CUZK_FF_HOST_EMULATION), against the CPU NTT
+ * (cuzk_ntt_*, src/poly/ntt.c), bit for bit. Each kernel launch of
+ * src/gpu/ntt.cu is replaced by a loop over its blocks; within a block every
+ * phase runs for all threads in turn before the next phase starts (the
+ * kernel's barriers), with a host array as the shared memory. Both kernel
+ * variants (8 and 4 elements per thread, CUZK_NTT_VARIANT), so it checks the
+ * index logic of both on machines without a GPU; test_gpu_ntt checks the
+ * real kernels on a GPU.
+ *
+ * Checked: every size 2^1 .. 2^14 and 2^16 with every valid split (forced
+ * ones through ntt_tables_layout's force_k1; the planned one at 2^15 and
+ * 2^16), both conventions, all four transforms; 2^20 (7, 6, 7), and the
+ * forced splits (8, 1, 8) at 2^17, (9, 1, 9) at 2^19 and (10, 1, 10) at 2^21
+ * (the column tile of 2^27) with fewer transforms (CUZK_TEST_QUICK=1: up to
+ * 2^12 only). Random inputs with zeros
+ * and r - 1 mixed in. Also, per block and phase, from a hook on every
+ * shared-memory access: every slot is in the tile and read / written at most
+ * once (exactly once when the whole tile is in use), a round that is not the
+ * last writes back exactly the slots its thread read (it has no barrier
+ * between), and the coset shift touches only its thread's own slots; and it
+ * counts bank conflicts per warp-wide access (reported, not asserted).
+ * Seeded: replay with CUZK_SEED=<n>. */
+#define CUZK_FF_HOST_EMULATION 1
+
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+/* ------------------------------------------- the shared-memory hook -- */
+
+/* Every access of the phase being emulated: per thread, slot << 1 | write. */
+enum { EMU_MAX_ACC = 16 }; /* per thread and phase: 2^UB reads + 2^UB writes */
+static std::vector<uint32_t> emu_acc, emu_cnt;
+static uint32_t emu_tid, emu_T;
+static long emu_bad_access;
+
+void emu_hook(uint32_t slot, int write) /* not static: nvcc's device pass never uses it */
+{
+    if (slot >= emu_T || emu_cnt[emu_tid] >= EMU_MAX_ACC) {
+        emu_bad_access++;
+        return;
+    }
+    emu_acc[(size_t)emu_tid * EMU_MAX_ACC + emu_cnt[emu_tid]++] = slot << 1 | (uint32_t)write;
+}
+#ifdef __CUDA_ARCH__
+#define NTT_SM_HOOK(slot, write) ((void)0) /* nvcc's device pass: never run */
+#else
+#define NTT_SM_HOOK(slot, write) emu_hook((slot), (write))
+#endif
+
+#include "gpu/ntt.cuh"
+
+extern "C" {
+#include <cuzk/ff.h>
+#include <cuzk/poly.h>
+
+#include "test_util.h"
+}
+
+#include "gpu/ntt_plan.cuh"
+
+#define NAME "test_gpu_ntt_emu"
+
+/* ------------------------------------------------ the phase checks -- */
+
+enum { PH_LOAD, PH_PRE, PH_RREAD, PH_RWRITE, PH_LAST, PH_STORE, PH_N };
+static const char *ph_names[PH_N] = {"load", "coset", "round read", "round write",
+                                     "last write", "store"};
+
+/* Bank conflicts: key (ub, pass kind, k, phase) -> warp-wide accesses, extra
+ * wavefronts (sum over accesses of the largest number of distinct slots in
+ * one bank, minus 1). One access is 8 shared-memory instructions, one per
+ * limb plane, all with the same banks (planes are T >= 32 words apart). */
+typedef std::tuple<int, int, int, int> ConfKey;
+static std::map<ConfKey, std::pair<long, long>> conflicts;
+static long phase_bad;
+
+static void phase_begin(uint32_t nthr)
+{
+    emu_cnt.assign(nthr, 0);
+    if (emu_acc.size() < (size_t)nthr * EMU_MAX_ACC) emu_acc.resize((size_t)nthr * EMU_MAX_ACC);
+}
+
+/* After a phase of nthr threads over a tile of T slots: each slot read at
+ * most once and written at most once; with want_r / want_w slots read /
+ * written in all. */
+static void phase_end(const NttPass &p, int ph, uint32_t nthr, size_t want_r, size_t want_w)
+{
+    std::vector<uint8_t> nr(emu_T, 0), nw(emu_T, 0);
+    size_t tr = 0, tw = 0;
+    for (uint32_t t = 0; t < nthr; t++)
+        for (uint32_t k = 0; k < emu_cnt[t]; k++) {
+            uint32_t e = emu_acc[(size_t)t * EMU_MAX_ACC + k], s = e >> 1;
+            if (e & 1) {
+                phase_bad += nw[s]++ != 0;
+                tw++;
+            } else {
+                phase_bad += nr[s]++ != 0;
+                tr++;
+            }
+        }
+    phase_bad += tr != want_r || tw != want_w;
+    /* bank conflicts of the warps whose 32 lanes all take part */
+    std::pair<long, long> &c = conflicts[ConfKey(p.ub, p.kind, p.k, ph)];
+    for (uint32_t w0 = 0; w0 + 32 <= nthr; w0 += 32) {
+        uint32_t n = emu_cnt[w0];
+        bool same = true;
+        for (uint32_t l = 1; l < 32; l++) same &= emu_cnt[w0 + l] == n;
+        if (!same) continue;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t slot[32];
+            for (uint32_t l = 0; l < 32; l++)
+                slot[l] = emu_acc[(size_t)(w0 + l) * EMU_MAX_ACC + k] >> 1;
+            std::sort(slot, slot + 32);
+            int per_bank[32] = {0}, worst = 0;
+            for (int l = 0; l < 32; l++)
+                if (l == 0 || slot[l] != slot[l - 1])
+                    worst = std::max(worst, ++per_bank[slot[l] & 31]);
+            c.first++;
+            c.second += worst - 1;
+        }
+    }
+}
+
+/* The thread's slot set of the last phase (sorted). */
+static std::vector<uint32_t> thread_slots(uint32_t t, int write)
+{
+    std::vector<uint32_t> s;
+    for (uint32_t k = 0; k < emu_cnt[t]; k++) {
+        uint32_t e = emu_acc[(size_t)t * EMU_MAX_ACC + k];
+        if ((int)(e & 1) == write) s.push_back(e >> 1);
+    }
+    std::sort(s.begin(), s.end());
+    return s;
+}
+
+/* ------------------------------------------------ the emulated launch -- */
+
+/* One launch of ntt_pass_kernel<KIND, FL, UB> (ntt.cu) over data. */
+template <int KIND, int FL, int UB>
+static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
+{
+    const uint32_t T = 1u << p.tbits, nthr = T >> UB;
+    std::vector<uint32_t> sm((size_t)8 * T);
+    std::vector<NttRegs<UB>> R(nthr);
+    std::vector<std::vector<uint32_t>> own(nthr);
+    emu_T = T;
+    for (size_t b = 0; b < blocks; b++) {
+        const NttBlock B = ntt_block<KIND>(p, (uint32_t)b);
+        const size_t used = KIND == NTT_COL || B.offdiag ? T : T / 2;
+        /* with 4 elements per thread the rounds also transform the absent
+         * square of a diagonal MID block (ntt_round_compute) */
+        const size_t rused = UB == 2 ? T : used;
+        /* a read of a slot nobody wrote shows in the result */
+        std::fill(sm.begin(), sm.end(), 0xa5a5a5a5u);
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_load_phase<KIND, UB>(p, B, emu_tid, data, sm.data());
+        phase_end(p, PH_LOAD, nthr, 0, used);
+        if (FL & NTT_F_PRE) {
+            for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 1);
+            phase_begin(nthr);
+            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+                ntt_pre_phase<UB>(p, B, emu_tid, sm.data());
+            phase_end(p, PH_PRE, nthr, used, used);
+            for (uint32_t t = 0; t < nthr; t++)
+                phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
+        }
+        for (int q = 0; q < p.nrounds; q++) {
+            const bool last = q == p.nrounds - 1;
+            phase_begin(nthr);
+            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+                ntt_round_compute<KIND, UB>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
+            phase_end(p, PH_RREAD, nthr, rused, 0);
+            for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 0);
+            phase_begin(nthr);
+            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+                ntt_round_write<KIND, UB>(p, q, B, R[emu_tid], sm.data());
+            phase_end(p, last ? PH_LAST : PH_RWRITE, nthr, 0, rused);
+            if (!last)
+                for (uint32_t t = 0; t < nthr; t++) phase_bad += thread_slots(t, 1) != own[t];
+        }
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_store_phase<KIND, FL, UB>(p, B, emu_tid, data, sm.data());
+        phase_end(p, PH_STORE, nthr, used, 0);
+    }
+}
+
+/* The kernel that ntt.cu's ntt_kernel_for picks for p. */
+template <int UB>
+static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
+{
+    const int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) |
+                   (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0);
+    const size_t blocks = ntt_plan_blocks(p, L);
+    if (p.kind == NTT_COL && fl == NTT_F_TW) emu_pass<NTT_COL, NTT_F_TW, UB>(p, data, blocks);
+    else if (p.kind == NTT_COL && fl == (NTT_F_TW | NTT_F_PRE))
+        emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE, UB>(p, data, blocks);
+    else if (p.kind == NTT_MID && fl == NTT_F_TWD) emu_pass<NTT_MID, NTT_F_TWD, UB>(p, data, blocks);
+    else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB>(p, data, blocks);
+    else if (p.kind == NTT_COL && fl == NTT_F_POST) emu_pass<NTT_COL, NTT_F_POST, UB>(p, data, blocks);
+    else return false;
+    return true;
+}
+
+/* Transform `kind` of a (2^L elements) as ntt.cu's run() does it, with
+ * 2^ub elements per thread, from the host tables tab (layout t). */
+static void emu_ntt(cuzk_fr *a, const NttTables &t, const cuzk_fr *tab, int kind, int ub)
+{
+    const uint4 *T4 = (const uint4 *)tab;
+    uint4 *data = (uint4 *)a;
+    const int L = t.L;
+    if (L < 3) {
+        const bool inv = kind == 1 || kind == 3, cf = kind == 2, ci = kind == 3;
+        ntt_tiny(data, L, T4 + 2 * (inv ? t.inner_i : t.inner_f), t.kt, t.w,
+                 cf ? T4 + 2 * t.glo : NULL, cf ? T4 + 2 * t.ghi : NULL,
+                 ci ? T4 + 2 * t.gilo : NULL, ci ? T4 + 2 * t.gihi : NULL,
+                 inv ? T4 + 2 * t.ninv : NULL);
+        return;
+    }
+    NttPass ps[3];
+    ntt_plan_passes(ps, t, T4, kind, ub);
+    for (int i = 0; i < 3; i++) {
+        CHECK(ps[i].ub == ub && ps[i].nrounds >= 1 && ps[i].nrounds <= NTT_MAX_ROUNDS &&
+              ps[i].tbits <= NTT_TILE_LOG && ps[i].tbits >= ub);
+        bool ok = ub == 3 ? emu_run_pass<3>(ps[i], data, L) : emu_run_pass<2>(ps[i], data, L);
+        CHECK_MSG(ok, "2^%d pass %d: no kernel for its flags", L, i);
+    }
+}
+
+/* ------------------------------------------------------------ checks -- */
+
+static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
+                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+
+/* Random reduced raw element (any value below r is a valid Montgomery
+ * form); 1 in 16 is 0 and 1 in 16 is r - 1. */
+static void rand_fr(cuzk_fr *x)
+{
+    uint64_t sel = test_rand64() % 16;
+    if (sel == 0) {
+        memset(x, 0, sizeof *x);
+        return;
+    }
+    if (sel == 1) {
+        memcpy(x, R_LIMBS, sizeof *x);
+        x->l[0] -= 1;
+        return;
+    }
+    for (;;) {
+        for (int i = 0; i < 4; i++) x->l[i] = test_rand64();
+        x->l[3] &= 0x7fffffffffffffffull;
+        int lt = 0;
+        for (int i = 3; i >= 0; i--)
+            if (x->l[i] != R_LIMBS[i]) {
+                lt = x->l[i] < R_LIMBS[i];
+                break;
+            }
+        if (lt) return;
+    }
+}
+
+static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
+static int sizes_run;
+
+/* Transforms `kinds` (bit mask) of a random input of 2^L elements with
+ * split k1 (0: planned), both variants, against the CPU. */
+static void check(int L, cuzk_roots roots, int k1, unsigned kinds)
+{
+    const size_t n = (size_t)1 << L;
+    cuzk_ntt_domain *cd = NULL;
+    CHECK(cuzk_ntt_domain_create(&cd, (unsigned)L, roots, 1) == CUZK_OK);
+    if (!cd) return;
+    NttTables t = ntt_tables_layout(L, k1);
+    if (L >= 3) CHECK(t.k1 >= 1 && ntt_split_ok(L, t.k1));
+    std::vector<cuzk_fr> tab(t.total), in(n), want(n), got(n);
+    ntt_tables_fill(tab.data(), t, cuzk_ntt_omega(cd), cuzk_ntt_coset_shift(cd));
+    for (int kind = 0; kind < 4; kind++) {
+        if (!(kinds >> kind & 1)) continue;
+        for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
+        want = in;
+        switch (kind) {
+        case 0: cuzk_ntt_forward(cd, want.data()); break;
+        case 1: cuzk_ntt_inverse(cd, want.data()); break;
+        case 2: cuzk_ntt_coset_forward(cd, want.data()); break;
+        default: cuzk_ntt_coset_inverse(cd, want.data()); break;
+        }
+        for (int ub = 3; ub >= 2; ub--) {
+            got = in;
+            emu_ntt(got.data(), t, tab.data(), kind, ub);
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++)
+                if (memcmp(&got[i], &want[i], sizeof got[i])) {
+                    if (!bad) first = i;
+                    bad++;
+                }
+            CHECK_MSG(bad == 0, "2^%d %s split (%d, %d, %d) %s, %d elements per thread: %zu of %zu "
+                      "differ, the first at %zu", L, roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson",
+                      t.k1, t.k2, t.k1, kind_names[kind], 1 << ub, bad, n, first);
+        }
+    }
+    sizes_run++;
+    cuzk_ntt_domain_destroy(cd);
+}
+
+int main(void)
+{
+    test_seed(NAME);
+    /* CUZK_TEST_QUICK=1: sizes up to 2^12 only (a few seconds) */
+    const char *quick_env = getenv("CUZK_TEST_QUICK");
+    const bool quick = quick_env && atoi(quick_env) != 0;
+    const cuzk_roots both[2] = {CUZK_ROOTS_BELLPERSON, CUZK_ROOTS_SNARKJS};
+    for (int ri = 0; ri < 2; ri++) {
+        /* every size up to 2^14 with every split, 2^15 and 2^16 planned */
+        for (int L = 1; L <= (quick ? 12 : 16); L++) {
+            check(L, both[ri], 0, 15);
+            if (L > 14) continue;
+            for (int k1 = 1; k1 <= 10; k1++) {
+                int pk1, pk2;
+                if (!ntt_split_ok(L, k1) || (ntt_plan_digits(L, &pk1, &pk2) && pk1 == k1))
+                    continue;
+                check(L, both[ri], k1, 15);
+            }
+        }
+    }
+    /* the large column tiles (k1 = 8, 9, 10) and a planned large size */
+    if (!quick) {
+        check(17, CUZK_ROOTS_BELLPERSON, 8, 1 << 2);
+        check(19, CUZK_ROOTS_SNARKJS, 9, 1 << 3);
+        check(20, CUZK_ROOTS_BELLPERSON, 0, 1 << 0);
+        check(20, CUZK_ROOTS_SNARKJS, 0, 1 << 1);
+        check(21, CUZK_ROOTS_BELLPERSON, 10, 1 << 0);
+    }
+    CHECK_MSG(emu_bad_access == 0, "%ld shared-memory accesses out of the tile", emu_bad_access);
+    CHECK_MSG(phase_bad == 0, "%ld phase ownership violations", phase_bad);
+
+    printf("%s: %d domains; bank conflicts (extra wavefronts per warp-wide access, where "
+           "nonzero):\n", NAME, sizes_run);
+    int quiet = 1;
+    for (const auto &e : conflicts) {
+        if (e.second.second == 0) continue;
+        quiet = 0;
+        printf("  %d elements/thread, %s k = %2d, %-11s: %ld accesses, %.3f extra each\n",
+               1 << std::get<0>(e.first), std::get<1>(e.first) == NTT_MID ? "MID" : "COL",
+               std::get<2>(e.first), ph_names[std::get<3>(e.first)], e.second.first,
+               (double)e.second.second / (double)e.second.first);
+    }
+    if (quiet) printf("  none\n");
+    return test_done(NAME);
+}
