@@ -358,8 +358,8 @@ cuzk_status cuzk_gpu_pce_eval_host(const cuzk_gpu_pce *d, const cuzk_pce_witness
  * choice): "8" (the default, also when unset or empty): 8 elements per
  * thread, radix-8 rounds, 256 threads per block; "4": 4 elements per thread,
  * radix-4 rounds, 512 threads per block (fewer registers per thread, twice
- * the warps per SM; not yet measured on the H200). Both give the same
- * results. Any other value makes domain creation fail with
+ * the warps per SM; measured 1-3% slower on the H200, docs/perf.md). Both
+ * give the same results. Any other value makes domain creation fail with
  * CUZK_ERR_INVALID_ARGUMENT. cuzk_gpu_ntt_get_info reports the choice. */
 
 #include <cuzk/poly.h> /* cuzk_roots; inside extern "C" for C++ includers */
