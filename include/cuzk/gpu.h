@@ -283,7 +283,7 @@ cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
  * the same results, and plans start with CUZK_GPU_MSM_XYZZ.
  *   XYZZ          mixed additions into XYZZ buckets (8M + 2S each).
  *   BATCH_AFFINE  affine additions (2M + 1S) that share one field inversion
- *                 per 32 additions by Montgomery's trick (+3M each), 32
+ *                 per 64 additions by Montgomery's trick (+3M each), 64
  *                 independent streams of sorted entries per thread
  *                 (src/gpu/msm_affine.cuh). It needs 2 more affine points of
  *                 device memory per 32 sort entries (n * windows entries:

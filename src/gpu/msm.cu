@@ -120,40 +120,24 @@ __global__ void msm_live_kernel(const uint8_t *inf, size_t n, uint64_t *live, si
     msm_live_thread(inf, n, live, w);
 }
 
+template <bool TAB>
 __global__ void msm_bits_count_kernel(const uint64_t *bits, const uint64_t *live, size_t n,
                                       uint32_t *cnt, size_t nw)
 {
     size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= nw) return;
-    msm_bits_count_thread(bits, live, n, cnt, w);
+    msm_bits_count_thread<TAB>(bits, live, n, cnt, w);
 }
 
-template <class F>
+template <class F, bool TAB>
 __global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
-    msm_bits_kernel(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
-                    const uint32_t *off, size_t nw, const uint4 *points, uint4 *partial,
+    msm_bits_kernel(const uint64_t *bits, const uint64_t *live, size_t n, const uint32_t *cnt,
+                    const uint32_t *off, size_t nw, const uint4 *src, uint4 *partial,
                     size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_bits_thread<F>(bits, live, cnt, off, nw, points, partial, t);
-}
-
-__global__ void msm_bits_tab_count_kernel(const uint64_t *bits, size_t n, uint32_t *cnt, size_t nw)
-{
-    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= nw) return;
-    msm_bits_tab_count_thread(bits, n, cnt, w);
-}
-
-template <class F>
-__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
-    msm_bits_tab_kernel(const uint64_t *bits, size_t n, const uint32_t *cnt, const uint32_t *off,
-                        size_t nw, const uint4 *tab, uint4 *partial, size_t nthreads)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nthreads) return;
-    msm_bits_tab_thread<F>(bits, n, cnt, off, nw, tab, partial, t);
+    msm_bits_thread<F, TAB>(bits, live, n, cnt, off, nw, src, partial, t);
 }
 
 template <class F>
@@ -673,12 +657,15 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, const void **src, size_t by
 
 /* Streams per thread and entries per stream. K: the inversion (~30-50 Fp
  * multiplications' worth) costs 1/K of it per addition, the thread's local
- * state is 3 K field elements. MSM_AFF_LEN: a bucket cut by a stream
- * boundary costs one mixed addition more (merge) and 2 affine pieces of
- * memory per stream; at 2^26 G1 points, c = 22, runs are ~32 entries long.
- * Not yet measured (chosen from the cost model in docs/perf.md, "GPU G1
- * MSM"). */
-#define MSM_AFF_K 32
+ * state is 3 K field elements (K <= 64: the stream masks are 64-bit).
+ * Measured on the H200 (docs/perf.md, "GPU G1 MSM"): K = 64 against 32
+ * made the accumulation 6.7% faster for G1 at 2^26 (306.4 -> 286.0 ms) and
+ * 3.7% for G2 at 2^24. MSM_AFF_LEN: a bucket cut by a stream boundary costs
+ * one mixed addition more (merge) and 2 affine pieces of memory per stream;
+ * at 2^26 G1 points, c = 22, runs are ~32 entries long (not tuned). */
+#ifndef MSM_AFF_K /* -DMSM_AFF_K=32 to compare */
+#define MSM_AFF_K 64
+#endif
 #define MSM_AFF_LEN 32u
 #define MSM_AFF_BLOCK 128
 /* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
@@ -957,9 +944,11 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     size_t nw = (n + 63) / 64;
     const uint64_t *bm = (const uint64_t *)src;
     if (p->bits_tab)
-        msm_bits_tab_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, n, p->keys[0], nw);
+        msm_bits_count_kernel<true><<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n,
+                                                                        p->keys[0], nw);
     else
-        msm_bits_count_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n, p->keys[0], nw);
+        msm_bits_count_kernel<false><<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n,
+                                                                         p->keys[0], nw);
     CUZK_CUDA_TRY_LAUNCH();
     size_t tmp_bytes = p->sort_tmp_bytes;
     CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(p->sort_tmp, tmp_bytes, p->keys[0], p->keys[1],
@@ -969,11 +958,11 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     size_t most = p->bits_tab ? (n + 3) / 4 : n;
     size_t m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
     if (p->bits_tab)
-        msm_bits_tab_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-            bm, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, m);
+        msm_bits_kernel<F, true><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, m);
     else
-        msm_bits_kernel<F><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-            bm, p->live, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
+        msm_bits_kernel<F, false><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
     CUZK_CUDA_TRY_LAUNCH();
     CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_ACC], s));
     uint4 *in = p->pieces, *out = p->pieces + m * X;

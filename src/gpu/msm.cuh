@@ -436,6 +436,7 @@ FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *
  * short at the cost of a level more. With 32, the fold took 0.88 ms of a
  * G1 2^26 table sum and 2.89 ms of a G2 2^24 one (docs/perf.md). */
 #define MSM_SUM_FAN 8u
+#define MSM_SUBSETS 15u /* table points per group of 4 (see below) */
 
 FF_INLINE unsigned msm_ctz64(uint64_t x) /* x != 0 */
 {
@@ -466,14 +467,29 @@ FF_INLINE void msm_live_thread(const uint8_t *inf, size_t n, uint64_t *live, siz
     live[w] = v;
 }
 
-/* cnt[w] for the first n points (the bits of word w from n on are masked:
- * the caller's bitmap may hold anything there). */
+/* The usable bits of bitmap word w: those below n, and unless TAB (the
+ * subset-sum table accounts for points at infinity) only of live points. */
+template <bool TAB>
+FF_INLINE uint64_t msm_bits_word(const uint64_t *bits, const uint64_t *live, size_t n, size_t w)
+{
+    uint64_t b = bits[w];
+    if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
+    return TAB ? b : b & live[w];
+}
+
+/* Bit 4j set iff nibble j of b is not zero. */
+FF_INLINE uint64_t msm_nibbles(uint64_t b)
+{
+    return (b | b >> 1 | b >> 2 | b >> 3) & 0x1111111111111111ull;
+}
+
+/* cnt[w]: the usable bits of word w, or (TAB) its non-zero nibbles. */
+template <bool TAB>
 FF_INLINE void msm_bits_count_thread(const uint64_t *bits, const uint64_t *live, size_t n,
                                      uint32_t *cnt, size_t w)
 {
-    uint64_t b = bits[w] & live[w];
-    if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
-    cnt[w] = msm_popc64(b);
+    uint64_t b = msm_bits_word<TAB>(bits, live, n, w);
+    cnt[w] = msm_popc64(TAB ? msm_nibbles(b) : b);
 }
 
 /* The last word w with off[w] <= first: it holds usable bit number `first`
@@ -489,30 +505,41 @@ FF_INLINE size_t msm_bits_find(const uint32_t *off, size_t nw, uint64_t first)
     return lo;
 }
 
-template <class F>
-FF_INLINE void msm_bits_thread(const uint64_t *bits, const uint64_t *live, const uint32_t *cnt,
-                               const uint32_t *off, size_t nw, const uint4 *points,
-                               uint4 *partial, size_t t)
+/* Thread t: usable bits (TAB: non-zero nibbles) [t K, t K + K) in index
+ * order into one XYZZ partial; src is the points, or (TAB) the subset-sum
+ * table, whose entries at infinity are skipped. */
+template <class F, bool TAB>
+FF_INLINE void msm_bits_thread(const uint64_t *bits, const uint64_t *live, size_t n,
+                               const uint32_t *cnt, const uint32_t *off, size_t nw,
+                               const uint4 *src, uint4 *partial, size_t t)
 {
+    constexpr int A = ec_aff<F>::U4;
     ec_xyzz<F> acc;
     ec_set_inf<F>(acc);
     uint32_t total = off[nw - 1] + cnt[nw - 1];
     uint64_t first = (uint64_t)t * MSM_BITS_PER_THREAD;
     if (first < total) {
         size_t w = msm_bits_find(off, nw, first);
-        uint64_t b = bits[w] & live[w] & (cnt[w] ? ~(uint64_t)0 : 0);
-        for (uint32_t skip = (uint32_t)first - off[w]; skip; skip--) b &= b - 1;
+        uint64_t b = msm_bits_word<TAB>(bits, live, n, w), z = TAB ? msm_nibbles(b) : b;
+        for (uint32_t skip = (uint32_t)first - off[w]; skip; skip--) z &= z - 1;
         uint32_t left = total - (uint32_t)first;
         if (left > MSM_BITS_PER_THREAD) left = MSM_BITS_PER_THREAD;
         for (; left; left--) {
-            while (!b) {
+            while (!z) {
                 w++;
-                b = cnt[w] ? bits[w] & live[w] : 0;
+                b = msm_bits_word<TAB>(bits, live, n, w);
+                z = TAB ? msm_nibbles(b) : b;
             }
-            size_t i = w * 64 + msm_ctz64(b);
-            b &= b - 1;
+            unsigned j = msm_ctz64(z); /* TAB: 4 x the nibble's index */
+            z &= z - 1;
             ec_aff<F> p;
-            ec_load_aff<F>(p, points + i * ec_aff<F>::U4);
+            if (TAB) {
+                size_t q = w * 16 + j / 4, s = (b >> j) & 15;
+                ec_load_aff<F>(p, src + (q * MSM_SUBSETS + s - 1) * A);
+                if (ec_aff_is_inf<F>(p)) continue;
+            } else {
+                ec_load_aff<F>(p, src + (w * 64 + j) * A);
+            }
             ec_madd<F>(acc, p);
         }
     }
@@ -680,62 +707,6 @@ FF_INLINE void msm_table_thread(const uint4 *src, uint4 *dst, unsigned c, size_t
  * density 1/2, against n / 2 one bit at a time, for 3.75 n points of table.
  * Counting, scan, sums and fold are the levels above, over non-zero nibbles
  * instead of usable bits. */
-#define MSM_SUBSETS 15u
-
-/* Word w of a bitmap with the bits from n on cleared (the caller's bitmap
- * may hold anything there). */
-FF_INLINE uint64_t msm_bits_word(const uint64_t *bits, size_t n, size_t w)
-{
-    uint64_t b = bits[w];
-    if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
-    return b;
-}
-
-/* Bit 4j set iff nibble j of b is not zero. */
-FF_INLINE uint64_t msm_nibbles(uint64_t b)
-{
-    return (b | b >> 1 | b >> 2 | b >> 3) & 0x1111111111111111ull;
-}
-
-FF_INLINE void msm_bits_tab_count_thread(const uint64_t *bits, size_t n, uint32_t *cnt, size_t w)
-{
-    cnt[w] = msm_popc64(msm_nibbles(msm_bits_word(bits, n, w)));
-}
-
-/* Thread t: non-zero nibbles [t K, t K + K) (K = MSM_BITS_PER_THREAD) into
- * one XYZZ partial, as msm_bits_thread. */
-template <class F>
-FF_INLINE void msm_bits_tab_thread(const uint64_t *bits, size_t n, const uint32_t *cnt,
-                                   const uint32_t *off, size_t nw, const uint4 *tab,
-                                   uint4 *partial, size_t t)
-{
-    ec_xyzz<F> acc;
-    ec_set_inf<F>(acc);
-    uint32_t total = off[nw - 1] + cnt[nw - 1];
-    uint64_t first = (uint64_t)t * MSM_BITS_PER_THREAD;
-    if (first < total) {
-        size_t w = msm_bits_find(off, nw, first);
-        uint64_t b = msm_bits_word(bits, n, w), z = msm_nibbles(b);
-        for (uint32_t skip = (uint32_t)first - off[w]; skip; skip--) z &= z - 1;
-        uint32_t left = total - (uint32_t)first;
-        if (left > MSM_BITS_PER_THREAD) left = MSM_BITS_PER_THREAD;
-        for (; left; left--) {
-            while (!z) {
-                w++;
-                b = msm_bits_word(bits, n, w);
-                z = msm_nibbles(b);
-            }
-            unsigned j = msm_ctz64(z); /* 4 x the nibble's index */
-            z &= z - 1;
-            size_t q = w * 16 + j / 4;
-            unsigned s = (unsigned)(b >> j) & 15;
-            ec_aff<F> p;
-            ec_load_aff<F>(p, tab + (q * MSM_SUBSETS + s - 1) * ec_aff<F>::U4);
-            if (!ec_aff_is_inf<F>(p)) ec_madd<F>(acc, p);
-        }
-    }
-    ec_store_xyzz<F>(partial + t * ec_xyzz<F>::U4, acc);
-}
 
 /* Thread q: group q's 15 sums, each from a smaller one (s without its lowest
  * bit) by one mixed addition (11 additions, 4 copies), in XYZZ; then all 15

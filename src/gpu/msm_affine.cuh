@@ -36,7 +36,7 @@
  *
  * State per stream (thread-local arrays, so in local memory): x, y and the
  * prefix product (3 field elements), the current key and the pending
- * point's value. K = 32 on G1: 4.9 KB per thread.
+ * point's value. K = 64 on G1: 9.7 KB per thread.
  *
  * Inversion: Bernstein-Yang "safegcd" divsteps (Bernstein, Yang, "Fast
  * constant-time gcd computation and modular inversion", 2019), written here

@@ -284,6 +284,7 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
             case 1: msm_aff_accumulate_thread<F, 1>(a, t); break;
             case 4: msm_aff_accumulate_thread<F, 4>(a, t); break;
             case 32: msm_aff_accumulate_thread<F, 32>(a, t); break;
+            case 64: msm_aff_accumulate_thread<F, 64>(a, t); break;
             default: CHECK_MSG(0, "no instance for K = %d", me.k); return;
             }
         }
@@ -311,7 +312,7 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
     }
 }
 
-static const method METHODS[] = {{0, 0}, {32, 32}, {4, 3}, {4, 1}, {1, 7}, {32, 5}};
+static const method METHODS[] = {{0, 0}, {64, 32}, {32, 32}, {4, 3}, {4, 1}, {1, 7}, {64, 5}};
 #define NMETHODS (sizeof METHODS / sizeof METHODS[0])
 
 template <class F>

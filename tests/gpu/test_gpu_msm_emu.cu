@@ -283,18 +283,19 @@ static void emu_bits(const emu_plan<G> &pl, const dvec *tab, const uint64_t *bit
     for (size_t w = 0; w < live.size(); w++) msm_live_thread(pl.inf.data(), pl.N, live.data(), w);
     std::vector<uint32_t> cnt(nw), off(nw);
     for (size_t w = 0; w < nw; w++) {
-        if (tab) msm_bits_tab_count_thread(bits, n, cnt.data(), w);
-        else msm_bits_count_thread(bits, live.data(), n, cnt.data(), w);
+        if (tab) msm_bits_count_thread<true>(bits, live.data(), n, cnt.data(), w);
+        else msm_bits_count_thread<false>(bits, live.data(), n, cnt.data(), w);
     }
     for (size_t w = 0, acc = 0; w < nw; w++) off[w] = (uint32_t)acc, acc += cnt[w];
     size_t most = tab ? (n + 3) / 4 : n, m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
     dvec in(m * X, uint4{9, 9, 9, 9});
     for (size_t t = 0; t < m; t++) {
         if (tab)
-            msm_bits_tab_thread<F>(bits, n, cnt.data(), off.data(), nw, tab->data(), in.data(), t);
+            msm_bits_thread<F, true>(bits, live.data(), n, cnt.data(), off.data(), nw,
+                                     tab->data(), in.data(), t);
         else
-            msm_bits_thread<F>(bits, live.data(), cnt.data(), off.data(), nw, pl.points.data(),
-                               in.data(), t);
+            msm_bits_thread<F, false>(bits, live.data(), n, cnt.data(), off.data(), nw,
+                                      pl.points.data(), in.data(), t);
     }
     while (m > 1) { /* the GPU folds to MSM_HOST_SUMS; all the way here */
         size_t next = (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN;
