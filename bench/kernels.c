@@ -49,8 +49,11 @@
  * "gen ms" the host time to make it (with the table).
  *
  * --bits-table: plans also hold the subset sums of groups of 4 points
- * (CUZK_GPU_MSM_BITS_TABLE), which the --bits rows then use; "tab ms" is
- * the device time of the plan's tables. */
+ * (CUZK_GPU_MSM_BITS_TABLE), which the --bits and --sparse rows then use;
+ * "tab ms" is the device time of the plan's tables.
+ *
+ * --sparse: witness-like scalars (1/2 ones, 1/4 zeros, 1/4 random) through
+ * cuzk_gpu_g*_msm_sparse (ones as a bitmap sum, Pippenger on the rest). */
 /* GPU NTT rows (after the field table; --ntt: only these): for 2^20, 2^24,
  * 2^26, 2^27 (--ntt-sizes) and each of the four transforms
  * (cuzk_gpu_ntt_time): random data resident on the device, each run on a
@@ -292,12 +295,14 @@ typedef struct {
     int pre;  /* also precomputed plans (a second row per size) */
     int affine; /* batch-affine bucket accumulation (cuzk_gpu_msm_plan_set_acc) */
     int tab;    /* plans with subset sums (CUZK_GPU_MSM_BITS_TABLE) */
+    int sparse; /* witness-like scalars through cuzk_gpu_g*_msm_sparse */
 } msm_mode;
 
 /* sppark on the H200 (research/gpu-sota.md §1a, pinned scalars), ms; 0 if
  * not measured. G1 random: sppark_ms; G1 0/1 scalars 2^26: 92; G2 2^24: 449. */
 static double sppark_mode_ms(msm_mode m, unsigned lg)
 {
+    if (m.sparse) return 0; /* measured on random scalars only */
     if (!m.g2 && !m.bits) return sppark_ms(lg);
     if (!m.g2 && m.bits && lg == 26) return 92;
     if (m.g2 && !m.bits && lg == 24) return 449;
@@ -307,6 +312,7 @@ static double sppark_mode_ms(msm_mode m, unsigned lg)
 /* Targets of issue 5 (ms; 0: none at this size). */
 static double target_ms(msm_mode m, unsigned lg)
 {
+    if (m.sparse) return 0;
     if (!m.g2 && !m.bits && lg == 26) return 150;
     if (!m.g2 && m.bits && lg == 26) return 15;
     if (m.g2 && !m.bits && lg == 24) return 150;
@@ -318,16 +324,20 @@ static double target_ms(msm_mode m, unsigned lg)
  * Fp M 300 IMAD, S 234). G1: XYZZ mixed addition 8M + 2S = 2868, batch-
  * affine addition ~5M + 1S = 1734, XYZZ addition 12M + 2S = 4068. G2 in Fp
  * products (Fp2 M = 3 Fp M, S = 2, both counted at 300): 28, ~17, 40.
- * Random scalars: W n accumulation additions and 2^c reduction additions
- * per reduced window (W for a plain plan, 1 for a precomputed one); 0/1
- * scalars: one mixed addition per summed point (or table point). */
-static double msm_floor_ms(msm_mode m, double peak, unsigned c, int pre, size_t n, double adds)
+ * Random scalars: W rest accumulation additions (rest = n, or for sparse
+ * vectors the scalars other than 0 and 1) and 2^c reduction additions per
+ * reduced window (W for a plain plan, 1 for a precomputed one); 0/1
+ * scalars (and the ones of sparse vectors): one mixed addition per summed
+ * point (or table point), `adds`. */
+static double msm_floor_ms(msm_mode m, double peak, unsigned c, int pre, double rest,
+                           double adds)
 {
     double madd = m.g2 ? 28 * 300 : 2868, add = m.g2 ? 40 * 300 : 4068;
     double acc = m.affine ? (m.g2 ? 17 * 300 : 1734) : madd;
     if (m.bits) return adds * madd / peak * 1e3;
     unsigned w = (255 + c - 1) / c;
-    return ((double)w * n * acc + (pre ? 1.0 : w) * (double)((size_t)1 << c) * add) / peak * 1e3;
+    return (adds * madd + w * rest * acc + (pre ? 1.0 : w) * (double)((size_t)1 << c) * add) /
+           peak * 1e3;
 }
 
 /* want = [m0] B + [m1] S in the mode's group; eq compares with got. */
@@ -357,6 +367,9 @@ static cuzk_status msm_call(msm_mode m, cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *pl
     if (m.bits)
         return m.g2 ? cuzk_gpu_g2_msm_bits(ctx, plan, bits, n, got)
                     : cuzk_gpu_g1_msm_bits(ctx, plan, bits, n, got);
+    if (m.sparse)
+        return m.g2 ? cuzk_gpu_g2_msm_sparse(ctx, plan, k, n, got)
+                    : cuzk_gpu_g1_msm_sparse(ctx, plan, k, n, got);
     return m.g2 ? cuzk_gpu_g2_msm(ctx, plan, k, n, got) : cuzk_gpu_g1_msm(ctx, plan, k, n, got);
 }
 
@@ -374,8 +387,8 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         q = *end == ',' ? end + 1 : end;
     }
     if (nl == 0 || reps == 0 || reps > 64) { fprintf(stderr, "--msm: bad arguments\n"); return 2; }
-    if (mode.affine && mode.bits) {
-        fprintf(stderr, "--msm: --affine applies to random scalars, not --bits\n");
+    if (mode.bits && (mode.affine || mode.sparse)) {
+        fprintf(stderr, "--msm: --affine and --sparse apply to scalars, not --bits\n");
         return 2;
     }
     cuzk_gpu_ctx *ctx = NULL;
@@ -398,12 +411,20 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
     if (mode.bits)
         for (size_t i = 0; i < (nmax + 63) / 64; i++) bits[i] = kr64();
     else
-        for (size_t i = 0; i < nmax; i++) rand_scalar(&k[i]);
+        for (size_t i = 0; i < nmax; i++) {
+            /* --sparse: 1/2 ones, 1/4 zeros, 1/4 random (a witness-like mix) */
+            uint64_t r = mode.sparse ? kr64() & 3 : 3;
+            memset(&k[i], 0, sizeof k[i]);
+            if (r == 3) rand_scalar(&k[i]);
+            else if (r < 2) k[i].l[0] = 1;
+        }
     const char *gname = mode.g2 ? "G2" : "G1";
     printf("%s MSM%s, points resident (generated on the device), %s in pinned host memory\n"
            "(%.1f s to draw them); median of %u calls after a checked warm-up; stage times from"
            " CUDA events.\n", gname, mode.affine ? " (batch-affine accumulation)" : "",
-           mode.bits ? "0/1 scalars (random bitmap, density 1/2)" : "random scalars < r",
+           mode.bits     ? "0/1 scalars (random bitmap, density 1/2)"
+           : mode.sparse ? "sparse scalars (1/2 ones, 1/4 zeros, 1/4 random < r)"
+                         : "random scalars < r",
            (bench_now_ns() - t0) * 1e-9, reps);
     printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s %7s %7s  %s%s\n",
            "n", "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
@@ -488,14 +509,26 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         if (sp > 0) snprintf(sps, sizeof sps, "%.2fx", sp / med[0]);
         if (tgt > 0) snprintf(tgs, sizeof tgs, "%.2fx", med[0] / tgt);
         unsigned c = cuzk_gpu_msm_plan_window(plan);
-        double adds = 0; /* 0/1 scalars: points (or non-zero nibbles) summed */
-        for (size_t w = 0; mode.bits && w < (n + 63) / 64; w++) {
-            uint64_t b = bits[w];
+        /* Points (or non-zero nibbles) summed as 0/1 scalars; other scalars. */
+        double adds = 0, rest = mode.bits ? 0 : (double)n;
+        for (size_t w = 0; (mode.bits || mode.sparse) && w < (n + 63) / 64; w++) {
+            uint64_t b = 0;
+            if (mode.bits) {
+                b = bits[w];
+            } else {
+                for (size_t j = w * 64; j < n && j < w * 64 + 64; j++) {
+                    int one = k[j].l[0] == 1 && !(k[j].l[1] | k[j].l[2] | k[j].l[3]);
+                    int zero = !(k[j].l[0] | k[j].l[1] | k[j].l[2] | k[j].l[3]);
+                    if (one) b |= (uint64_t)1 << (j % 64);
+                    if (one || zero) rest -= 1;
+                }
+            }
             if (w == n / 64 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
             if (mode.tab) b = (b | b >> 1 | b >> 2 | b >> 3) & 0x1111111111111111ull;
             adds += __builtin_popcountll(b);
         }
-        double fl = msm_floor_ms(mode, peak, c, (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0, n, adds);
+        double fl =
+            msm_floor_ms(mode, peak, c, (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0, rest, adds);
         char kind[32] = "";
         if (mode.pre || mode.tab)
             snprintf(kind, sizeof kind, "%*s  %-9s %7.0f", ok ? 6 : 0, "",
@@ -854,12 +887,13 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
-            "  --msm 20,24,26 [--g2] [--bits [--bits-table]] [--precompute] [--affine]\n"
-            "  [--msm-reps R] [--msm-c C]: MSM rows instead (sizes as log2; G1, or G2 with\n"
-            "  --g2; random scalars, or 0/1 scalars of density 1/2 with --bits; R default 5;\n"
-            "  C forces the window size; --precompute adds a precomputed plan's row after\n"
-            "  each plain one; --affine: batch-affine bucket accumulation; --bits-table:\n"
-            "  plans with subset sums of 4 points for the 0/1 sums).\n"
+            "  --msm 20,24,26 [--g2] [--bits | --sparse] [--bits-table] [--precompute]\n"
+            "  [--affine] [--msm-reps R] [--msm-c C]: MSM rows instead (sizes as log2; G1,\n"
+            "  or G2 with --g2; random scalars, 0/1 scalars of density 1/2 with --bits, or\n"
+            "  with --sparse 1/2 ones, 1/4 zeros, 1/4 random through the sparse MSM;\n"
+            "  R default 5; C forces the window size; --precompute adds a precomputed\n"
+            "  plan's row after each plain one; --affine: batch-affine bucket\n"
+            "  accumulation; --bits-table: plans with subset sums of 4 points).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
             "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
@@ -873,7 +907,7 @@ int bench_kernels(int argc, char **argv)
     int sweep = 0, device = 0, calibrate = 0;
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
-    msm_mode mmode = {0, 0, 0, 0, 0};
+    msm_mode mmode = {0, 0, 0, 0, 0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
     unsigned ntt_sizes[16] = {20, 24, 26, 27}, ntt_reps = 9;
     int ntt_nsizes = 4;
@@ -901,6 +935,7 @@ int bench_kernels(int argc, char **argv)
         else if (!strcmp(argv[i], "--bits")) mmode.bits = 1;
         else if (!strcmp(argv[i], "--precompute")) mmode.pre = 1;
         else if (!strcmp(argv[i], "--bits-table")) mmode.tab = 1;
+        else if (!strcmp(argv[i], "--sparse")) mmode.sparse = 1;
         else if (!strcmp(argv[i], "--affine")) mmode.affine = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;

@@ -279,6 +279,19 @@ cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
 cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
                                  const uint64_t *bits, size_t n, cuzk_g2_jac *r);
 
+/* The same sum as cuzk_gpu_g*_msm, for witness-like vectors where many
+ * scalars are 0 or 1: the scalars equal to 1 are summed as a bitmap (as the
+ * _bits functions, through the plan's subset-sum table if it has one), and
+ * Pippenger runs over the rest with those set to 0, so zeros and ones cost
+ * no bucket additions (they still pass through the digit sort as empty
+ * entries). The split runs on the device after the scalars are staged.
+ * Scalars and timing as cuzk_gpu_g*_msm (the bitmap sum's stages are added
+ * to the MSM's). Synchronous; allocates nothing. */
+cuzk_status cuzk_gpu_g1_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                                   const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r);
+cuzk_status cuzk_gpu_g2_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+                                   const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r);
+
 /* How an MSM on the plan fills its buckets (stage "accumulate"); both give
  * the same results, and plans start with CUZK_GPU_MSM_XYZZ.
  *   XYZZ          mixed additions into XYZZ buckets (8M + 2S each).

@@ -149,6 +149,13 @@ __global__ void msm_subset_kernel(const uint4 *points, const uint8_t *inf, size_
     msm_subset_thread<F>(points, inf, n, tab, q);
 }
 
+__global__ void msm_split_kernel(const uint4 *in, uint4 *rest, size_t n, uint64_t *ones, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_split_thread(in, rest, n, ones, w);
+}
+
 template <class F>
 __global__ void msm_sum_kernel(const uint4 *in, size_t m, uint4 *out, size_t nthreads)
 {
@@ -871,17 +878,12 @@ static void g2_pre_result(const cuzk_gpu_msm_plan *p, cuzk_g2_jac *r)
     cuzk_g2_xyzz_to_jac(r, &acc);
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
-                                       const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
+/* The host's last step of an MSM on the plan: its window sums into *r. */
+static void g1_msm_result(const cuzk_gpu_msm_plan *p, cuzk_g1_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g1_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    if ((st = msm_run<EcFp>(p, scalars, n)) != CUZK_OK) return st;
     if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
         g1_pre_result(p, r);
-        return CUZK_OK;
+        return;
     }
     /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
     const cuzk_g1_xyzz *win = (const cuzk_g1_xyzz *)p->win_host;
@@ -894,20 +896,13 @@ extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
         cuzk_g1_add(&acc, &acc, &t);
     }
     *r = acc;
-    return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
-                                       const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r)
+static void g2_msm_result(const cuzk_gpu_msm_plan *p, cuzk_g2_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g2_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    if ((st = msm_run<EcFp2>(p, scalars, n)) != CUZK_OK) return st;
     if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
         g2_pre_result(p, r);
-        return CUZK_OK;
+        return;
     }
     const cuzk_g2_xyzz *win = (const cuzk_g2_xyzz *)p->win_host;
     cuzk_g2_jac acc, t;
@@ -919,6 +914,29 @@ extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
         cuzk_g2_add(&acc, &acc, &t);
     }
     *r = acc;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                       const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g1_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    if ((st = msm_run<EcFp>(p, scalars, n)) != CUZK_OK) return st;
+    g1_msm_result(p, r);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                       const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g2_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    if ((st = msm_run<EcFp2>(p, scalars, n)) != CUZK_OK) return st;
+    g2_msm_result(p, r);
     return CUZK_OK;
 }
 
@@ -992,6 +1010,25 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
     return CUZK_OK;
 }
 
+/* The host's last step of a bitmap sum: its m partials into *r. */
+static void g1_bits_result(const cuzk_gpu_msm_plan *p, size_t m, cuzk_g1_jac *r)
+{
+    const cuzk_g1_xyzz *part = (const cuzk_g1_xyzz *)p->win_host;
+    cuzk_g1_xyzz acc;
+    cuzk_g1_xyzz_set_inf(&acc);
+    for (size_t i = 0; i < m; i++) cuzk_g1_xyzz_add(&acc, &acc, &part[i]);
+    cuzk_g1_xyzz_to_jac(r, &acc);
+}
+
+static void g2_bits_result(const cuzk_gpu_msm_plan *p, size_t m, cuzk_g2_jac *r)
+{
+    const cuzk_g2_xyzz *part = (const cuzk_g2_xyzz *)p->win_host;
+    cuzk_g2_xyzz acc;
+    cuzk_g2_xyzz_set_inf(&acc);
+    for (size_t i = 0; i < m; i++) cuzk_g2_xyzz_add(&acc, &acc, &part[i]);
+    cuzk_g2_xyzz_to_jac(r, &acc);
+}
+
 extern "C" cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                             const uint64_t *bits, size_t n, cuzk_g1_jac *r)
 {
@@ -1001,11 +1038,7 @@ extern "C" cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan
     size_t m = 0;
     if (n == 0) return CUZK_OK;
     if ((st = bits_run<EcFp>(p, bits, n, &m)) != CUZK_OK) return st;
-    const cuzk_g1_xyzz *part = (const cuzk_g1_xyzz *)p->win_host;
-    cuzk_g1_xyzz acc;
-    cuzk_g1_xyzz_set_inf(&acc);
-    for (size_t i = 0; i < m; i++) cuzk_g1_xyzz_add(&acc, &acc, &part[i]);
-    cuzk_g1_xyzz_to_jac(r, &acc);
+    g1_bits_result(p, m, r);
     return CUZK_OK;
 }
 
@@ -1018,11 +1051,91 @@ extern "C" cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan
     size_t m = 0;
     if (n == 0) return CUZK_OK;
     if ((st = bits_run<EcFp2>(p, bits, n, &m)) != CUZK_OK) return st;
-    const cuzk_g2_xyzz *part = (const cuzk_g2_xyzz *)p->win_host;
-    cuzk_g2_xyzz acc;
-    cuzk_g2_xyzz_set_inf(&acc);
-    for (size_t i = 0; i < m; i++) cuzk_g2_xyzz_add(&acc, &acc, &part[i]);
-    cuzk_g2_xyzz_to_jac(r, &acc);
+    g2_bits_result(p, m, r);
+    return CUZK_OK;
+}
+
+/* ------------------------------------------------------ sparse vectors -- */
+
+/* Stages a sparse MSM's scalars and splits them (msm_split_thread): the
+ * ones' bitmap into vals[1] (free until the sort; n / 8 bytes <= its
+ * 4 nwin n), the rest into the staging buffer (in place for host input).
+ * t gets the upload and the split's device time (as upload and digits). */
+static cuzk_status sparse_split(cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars, size_t n,
+                                cuzk_gpu_msm_timing *t)
+{
+    cudaStream_t s = p->ctx->stream;
+    const void *src = scalars;
+    memset(t, 0, sizeof *t);
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_START], s));
+    cuzk_status st = stage_input(p, &src, n * sizeof(cuzk_scalar));
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_UPLOAD], s));
+    size_t nw = (n + 63) / 64;
+    msm_split_kernel<<<blocks_for(nw, 128), 128, 0, s>>>((const uint4 *)src, p->scalars, n,
+                                                         (uint64_t *)p->vals[1], nw);
+    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY(cudaEventRecord(p->ev[EV_DIGITS], s));
+    CUZK_CUDA_TRY(cudaEventSynchronize(p->ev[EV_DIGITS]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&t->upload, p->ev[EV_START], p->ev[EV_UPLOAD]));
+    CUZK_CUDA_TRY(cudaEventElapsedTime(&t->digits, p->ev[EV_UPLOAD], p->ev[EV_DIGITS]));
+    return CUZK_OK;
+}
+
+/* The stage times of a sparse MSM: split (t), bitmap sum (b), MSM (p->last). */
+static void sparse_timing(cuzk_gpu_msm_plan *p, const cuzk_gpu_msm_timing *t,
+                          const cuzk_gpu_msm_timing *b)
+{
+    cuzk_gpu_msm_timing *l = &p->last;
+    l->upload += t->upload + b->upload;
+    l->digits += t->digits;
+    l->sort += b->sort;
+    l->accumulate += b->accumulate;
+    l->reduce += b->reduce;
+    l->total = l->upload + l->digits + l->sort + l->accumulate + l->reduce;
+}
+
+extern "C" cuzk_status cuzk_gpu_g1_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                              const cuzk_scalar *scalars, size_t n,
+                                              cuzk_g1_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g1_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    cuzk_gpu_msm_timing t, b;
+    cuzk_g1_jac ones;
+    size_t m = 0;
+    if ((st = sparse_split(p, scalars, n, &t)) != CUZK_OK) return st;
+    if ((st = bits_run<EcFp>(p, (const uint64_t *)p->vals[1], n, &m)) != CUZK_OK) return st;
+    g1_bits_result(p, m, &ones);
+    b = p->last;
+    if ((st = msm_run<EcFp>(p, (const cuzk_scalar *)p->scalars, n)) != CUZK_OK) return st;
+    g1_msm_result(p, r);
+    cuzk_g1_add(r, r, &ones);
+    sparse_timing(p, &t, &b);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_g2_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                                              const cuzk_scalar *scalars, size_t n,
+                                              cuzk_g2_jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    cuzk_g2_jac_set_inf(r);
+    if (n == 0) return CUZK_OK;
+    cuzk_gpu_msm_timing t, b;
+    cuzk_g2_jac ones;
+    size_t m = 0;
+    if ((st = sparse_split(p, scalars, n, &t)) != CUZK_OK) return st;
+    if ((st = bits_run<EcFp2>(p, (const uint64_t *)p->vals[1], n, &m)) != CUZK_OK) return st;
+    g2_bits_result(p, m, &ones);
+    b = p->last;
+    if ((st = msm_run<EcFp2>(p, (const cuzk_scalar *)p->scalars, n)) != CUZK_OK) return st;
+    g2_msm_result(p, r);
+    cuzk_g2_add(r, r, &ones);
+    sparse_timing(p, &t, &b);
     return CUZK_OK;
 }
 

@@ -546,6 +546,29 @@ FF_INLINE void msm_bits_thread(const uint64_t *bits, const uint64_t *live, size_
     ec_store_xyzz<F>(partial + t * ec_xyzz<F>::U4, acc);
 }
 
+/* Sparse vectors (cuzk_gpu_g*_msm_sparse): bit j of ones[w] = scalar
+ * 64 w + j is exactly 1 (those < n); rest[i] = scalar i, or 0 where it is
+ * 1 (rest may be in: each thread reads its 64 scalars before writing
+ * them). Other representatives of 1 (1 + r, ...) stay in rest: either way
+ * the sum is right. */
+FF_INLINE void msm_split_thread(const uint4 *in, uint4 *rest, size_t n, uint64_t *ones, size_t w)
+{
+    uint64_t b = 0;
+    for (unsigned j = 0; j < 64; j++) {
+        size_t i = w * 64 + j;
+        if (i >= n) break;
+        uint4 lo = in[2 * i], hi = in[2 * i + 1];
+        bool one = lo.x == 1 && (lo.y | lo.z | lo.w | hi.x | hi.y | hi.z | hi.w) == 0;
+        if (one) {
+            b |= (uint64_t)1 << j;
+            lo.x = 0;
+        }
+        rest[2 * i] = lo;
+        rest[2 * i + 1] = hi;
+    }
+    ones[w] = b;
+}
+
 /* out[t] = in[t FAN] + ... + in[t FAN + FAN - 1] (those < m). */
 template <class F>
 FF_INLINE void msm_sum_thread(const uint4 *in, size_t m, uint4 *out, size_t t)

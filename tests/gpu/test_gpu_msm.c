@@ -24,6 +24,8 @@
  * distinct points (one bucket per window gets every entry). Then the
  * bitmap sums and edge cases again on plans with subset-sum tables
  * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
+ * Sparse vectors (cuzk_gpu_g*_msm_sparse: mixes of 0, 1 and other scalars)
+ * on every kind of plan.
  * test_precompute checks what only precomputed plans have: the window
  * range, flags, table time, and CUZK_ERR_NO_MEMORY for a table larger
  * than the device.
@@ -160,6 +162,14 @@ static cuzk_status g2_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t 
 {
     return cuzk_gpu_g2_msm_bits(ctx, pl, b, n, r);
 }
+static cuzk_status g1_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
+{
+    return cuzk_gpu_g1_msm_sparse(ctx, pl, k, n, r);
+}
+static cuzk_status g2_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
+{
+    return cuzk_gpu_g2_msm_sparse(ctx, pl, k, n, r);
+}
 static int g1_eq(const void *a, const void *b) { return cuzk_g1_jac_eq(a, b); }
 static int g2_eq(const void *a, const void *b) { return cuzk_g2_jac_eq(a, b); }
 static int g1_is_inf(const void *a) { return cuzk_g1_jac_is_inf(a); }
@@ -197,6 +207,7 @@ typedef struct {
     cuzk_status (*plan_seq)(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s);
     cuzk_status (*gpu)(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r);
     cuzk_status (*gpu_bits)(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r);
+    cuzk_status (*gpu_sparse)(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r);
     int (*eq)(const void *a, const void *b);
     int (*is_inf)(const void *a);
     void (*neg)(void *r, const void *a);
@@ -204,32 +215,43 @@ typedef struct {
 } grp;
 
 static const grp G1 = {"G1", sizeof(cuzk_g1_affine), sizeof(cuzk_g1_jac), 65536, g1_gen,
-                       g1_cpu, g1_cpu_bits, g1_plan, g1_plan_seq, g1_gpu, g1_gpu_bits, g1_eq,
+                       g1_cpu, g1_cpu_bits, g1_plan, g1_plan_seq, g1_gpu, g1_gpu_bits,
+                       g1_gpu_sparse, g1_eq,
                        g1_is_inf, g1_neg, g1_lin};
 static const grp G2 = {"G2", sizeof(cuzk_g2_affine), sizeof(cuzk_g2_jac), 16384, g2_gen,
-                       g2_cpu, g2_cpu_bits, g2_plan, g2_plan_seq, g2_gpu, g2_gpu_bits, g2_eq,
+                       g2_cpu, g2_cpu_bits, g2_plan, g2_plan_seq, g2_gpu, g2_gpu_bits,
+                       g2_gpu_sparse, g2_eq,
                        g2_is_inf, g2_neg, g2_lin};
 
 #define PT(g, base, i) ((char *)(base) + (size_t)(i) * (g)->aff)
 
 /* ------------------------------------------------------------ checks -- */
 
-/* GPU against CPU for points[0..n) with scalars k; plan holds >= n points
- * equal to points. */
-static void compare(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
-                    const cuzk_scalar *k, size_t n, const char *what)
+typedef cuzk_status (*gpu_msm_fn)(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n,
+                                  void *r);
+
+/* GPU (fn: g->gpu or g->gpu_sparse) against CPU for points[0..n) with
+ * scalars k; plan holds >= n points equal to points. */
+static void compare_with(const grp *g, gpu_msm_fn fn, cuzk_gpu_msm_plan *plan,
+                         const void *points, const cuzk_scalar *k, size_t n, const char *what)
 {
     cuzk_g2_jac want, got; /* room for either group */
     memset(&got, 0xa5, sizeof got); /* poison */
     cuzk_status st = g->cpu(&want, points, k, n);
     CHECK_MSG(st == CUZK_OK, "%s cpu msm %s", g->name, what);
-    st = g->gpu(plan, k, n, &got);
+    st = fn(plan, k, n, &got);
     CHECK_MSG(st == CUZK_OK, "%s gpu msm %s n=%zu: %s (%s)", g->name, what, n,
               cuzk_strerror(st), cuzk_gpu_last_error());
     if (st == CUZK_OK)
         CHECK_MSG(g->eq(&want, &got), "%s %s n=%zu c=%u flags=%u: GPU result differs from CPU",
                   g->name, what, n, cuzk_gpu_msm_plan_window(plan),
                   cuzk_gpu_msm_plan_flags(plan));
+}
+
+static void compare(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
+                    const cuzk_scalar *k, size_t n, const char *what)
+{
+    compare_with(g, g->gpu, plan, points, k, n, what);
 }
 
 static void compare_bits(const grp *g, cuzk_gpu_msm_plan *plan, const void *points,
@@ -439,6 +461,72 @@ static void test_bits(const grp *g, int quick)
     free(bits);
 }
 
+/* Sparse vectors (cuzk_gpu_g*_msm_sparse) against the CPU MSM: mixes of
+ * zeros, ones and other scalars (random, r - 1, r + 1 = 1 mod r, 2^256 - 1),
+ * all ones, all zeros, none of either; sizes around words; a prefix; pinned
+ * scalars; points at infinity and P, -P pairs. */
+static void test_sparse(const grp *g, int quick)
+{
+    size_t nmax = quick ? 1000 : g->max_n;
+    void *base = test_xmalloc(nmax * g->aff), *p = test_xmalloc(nmax * g->aff);
+    cuzk_scalar *k = test_xmalloc(nmax * sizeof *k), *pk = NULL;
+    g->gen(base, nmax);
+    static const char *mixes[] = {"1/2 ones, 1/4 zeros", "all ones", "all zeros",
+                                  "no 0 or 1", "ones and other forms of 1"};
+    cuzk_gpu_msm_plan *plan = make_plan(g, base, nmax, 0);
+    if (plan) {
+        static const size_t sizes[] = {1, 63, 64, 65, 1000, 16384, 65536};
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si];
+            if (n > nmax) continue;
+            for (int mx = 0; mx < 5; mx++) {
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t r = test_rand64() & 7;
+                    memset(&k[i], 0, sizeof k[i]);
+                    if (mx == 1 || (mx == 0 && r < 4) || (mx == 4 && r < 3)) k[i].l[0] = 1;
+                    else if ((mx == 0 && r >= 6) || mx == 3) rand_scalar(&k[i]);
+                    else if (mx == 4 && r == 3) { /* r + 1 */
+                        memcpy(k[i].l, R_LIMBS, sizeof k[i].l);
+                        k[i].l[0] += 1;
+                    } else if (mx == 4 && r == 4) {
+                        memcpy(k[i].l, R_LIMBS, sizeof k[i].l);
+                        k[i].l[0] -= 1;
+                    } else if (mx == 4 && r == 5) {
+                        memset(k[i].l, 0xff, sizeof k[i].l);
+                    }
+                }
+                compare_with(g, g->gpu_sparse, plan, base, k, n, mixes[mx]);
+            }
+        }
+        /* A prefix, and pinned host scalars. */
+        compare_with(g, g->gpu_sparse, plan, base, k, nmax / 3 + 1, "prefix");
+        if (cuzk_gpu_host_alloc((void **)&pk, nmax * sizeof *pk) == CUZK_OK) {
+            memcpy(pk, k, nmax * sizeof *pk);
+            compare_with(g, g->gpu_sparse, plan, base, pk, nmax, "pinned");
+            cuzk_gpu_host_free(pk);
+        }
+        cuzk_gpu_msm_plan_destroy(plan);
+    }
+    /* Point-set edge cases, half of the scalars 1. */
+    size_t n = quick ? 300 : 1000;
+    for (int e = E_REPEAT_EQ; e < E_COUNT; e++) {
+        if (e == E_EQ_SCALARS) continue;
+        edge_points(g, e, base, p, k, n);
+        for (size_t i = 0; i < n; i += 2) {
+            memset(&k[i], 0, sizeof k[i]);
+            k[i].l[0] = 1;
+        }
+        cuzk_gpu_msm_plan *pl = make_plan(g, p, n, 0);
+        if (!pl) continue;
+        compare_with(g, g->gpu_sparse, pl, p, k, n, edge_names[e]);
+        cuzk_gpu_msm_plan_destroy(pl);
+    }
+    printf("  %s%s sparse: done (%d failures so far)\n", g->name, flags_name(), test_failures);
+    free(base);
+    free(p);
+    free(k);
+}
+
 /* Points made on the device: B + j S. */
 static void test_seq(const grp *g, int quick)
 {
@@ -636,6 +724,7 @@ int main(void)
                 test_windows(groups[gi], quick);
                 test_edges(groups[gi], quick);
                 if (!ba) test_bits(groups[gi], quick);
+                test_sparse(groups[gi], quick);
                 test_seq(groups[gi], quick);
             }
         }
@@ -646,6 +735,7 @@ int main(void)
         plan_flags = CUZK_GPU_MSM_BITS_TABLE | (pre ? CUZK_GPU_MSM_PRECOMPUTE : 0);
         for (int gi = 0; gi < 2; gi++) {
             test_bits(groups[gi], quick);
+            test_sparse(groups[gi], quick);
             if (!pre) test_edges(groups[gi], quick);
         }
     }

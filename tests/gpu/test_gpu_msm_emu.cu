@@ -16,7 +16,8 @@
  * Bitmap sums (0/1 scalars), one bit at a time and through the subset-sum
  * table of CUZK_GPU_MSM_BITS_TABLE (msm_subset_thread, every entry checked
  * against the CPU's sum), against cuzk_g*_batch_sum_bitmap: densities 0,
- * 1/64, 1/2, 1, garbage beyond n, prefixes, and the point-set edge cases.
+ * 1/64, 1/2, 1, garbage beyond n, prefixes, and the point-set edge cases;
+ * and sparse vectors split into ones and the rest (msm_split_thread).
  * Seeded: replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 #include "gpu/msm.cuh"
@@ -461,6 +462,26 @@ static void run_group(size_t nmax, int quick)
     printf("  %s edge cases: done (%d failures so far)\n", G::name(), test_failures);
 }
 
+/* A sparse MSM (cuzk_gpu_g*_msm_sparse): the split, the ones' bitmap sum
+ * (through the table if given) and the MSM of the rest, against the CPU. */
+template <class G>
+static void compare_sparse(const emu_plan<G> &pl, const dvec *tab, const typename G::aff *pts,
+                           const cuzk_scalar *k, size_t n, const char *what)
+{
+    size_t nw = (n + 63) / 64;
+    std::vector<uint64_t> ones(nw, 0xdeadbeefull);
+    std::vector<cuzk_scalar> rest(n);
+    for (size_t w = 0; w < nw; w++)
+        msm_split_thread((const uint4 *)k, (uint4 *)rest.data(), n, ones.data(), w);
+    typename G::jac want, a, b;
+    CHECK(G::msm(&want, pts, k, n) == CUZK_OK);
+    emu_bits<G>(pl, tab, ones.data(), n, &a);
+    emu_msm<G>(pl, rest.data(), n, &b);
+    G::add(&a, &a, &b);
+    CHECK_MSG(G::eq(&want, &a), "%s sparse%s %s n=%zu N=%zu: differs from the CPU", G::name(),
+              tab ? " (subset table)" : "", what, n, pl.N);
+}
+
 /* Bitmap sums: sizes around groups of 4 and words, densities, prefixes,
  * and point sets with repeats, P and -P in one group, infinity. */
 template <class G>
@@ -488,6 +509,16 @@ static void run_bits(size_t nmax, int quick)
             compare_bits<G>(pl, tab, base.data(), bits.data(), N, dens[d]);
             if (N > 2) compare_bits<G>(pl, tab, base.data(), bits.data(), N / 2 + 1, "prefix");
         }
+        /* Sparse: 1/2 ones, 1/4 zeros, 1/4 random, and 1 + r (not split). */
+        for (size_t i = 0; i < N; i++) {
+            uint64_t r = test_rand64() & 7;
+            memset(&k[i], 0, sizeof k[i]);
+            if (r < 4) k[i].l[0] = 1;
+            else if (r == 4) memcpy(k[i].l, R_LIMBS, sizeof k[i].l), k[i].l[0] += 1;
+            else if (r >= 6) rand_scalar(&k[i]);
+        }
+        compare_sparse<G>(pl, NULL, base.data(), k.data(), N, "mix");
+        compare_sparse<G>(pl, &tab, base.data(), k.data(), N, "mix");
     }
     size_t n = quick ? 40 : 200;
     if (n > nmax) n = nmax;
