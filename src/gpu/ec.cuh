@@ -445,4 +445,36 @@ FF_INLINE bool ec_load_is_inf(const uint4 *p)
     return F::is_zero(zz);
 }
 
+/* Back-substitution of Montgomery's trick for one point: pt holds the XYZZ
+ * point's X, Y and tm its ZZ, ZZZ and the product of the ZZZs before it;
+ * inv is the inverse of the product of the ZZZs up to and including this
+ * one. Writes x = X / ZZ, y = Y / ZZZ to pt and leaves in inv the inverse
+ * of the product before it. A point at infinity (ZZ = 0, left out of the
+ * product) becomes (0, 0). */
+template <class F>
+FF_INLINE void ec_unbatch_affine(uint4 *pt, const uint4 *tm, typename F::E &inv)
+{
+    constexpr int E = F::U4;
+    typename F::E zz, zzz, iq, t1, t2;
+    F::load(zz, tm);
+    if (F::is_zero(zz)) {
+        F::set_zero(t1);
+        F::store(pt, t1);
+        F::store(pt + E, t1);
+        return;
+    }
+    F::load(zzz, tm + E);
+    F::load(t1, tm + 2 * E);
+    F::mul(iq, inv, t1);       /* 1 / ZZZ_q */
+    F::mul(inv, inv, zzz);
+    F::mul(t2, iq, zz);        /* 1 / Z */
+    F::sqr(t2, t2);            /* 1 / ZZ */
+    F::load(t1, pt);
+    F::mul(t1, t1, t2);
+    F::store(pt, t1);
+    F::load(t1, pt + E);
+    F::mul(t1, t1, iq);
+    F::store(pt + E, t1);
+}
+
 #endif /* CUZK_GPU_EC_CUH */

@@ -187,18 +187,9 @@ static cuzk_status fixed_make_table(cuzk_gpu_fixed *f, const void *base)
     size_t total = (size_t)f->nwin << (f->w - 1);
     constexpr int A4 = ec_aff<F>::U4;
     for (size_t off = 0; off < total; off += f->batch) {
-        fixed_args a;
-        memset(&a, 0, sizeof a);
-        a.table = (const uint4 *)dst;
-        a.w = FIXED_BOOT_W;
-        a.nwin = FIXED_BOOT_NWIN;
-        a.scalars = NULL;
-        a.ck = (const uint4 *)(dst + boot_bytes);
-        a.gen_first = off;
-        a.gen_w = f->w;
-        a.n = total - off < f->batch ? total - off : f->batch;
-        a.out = f->table + off * A4;
-        a.scratch = f->d_scr[0];
+        fixed_args a = fixed_gen_args((const uint4 *)dst, (const uint4 *)(dst + boot_bytes), f->w,
+                                      off, total - off < f->batch ? total - off : f->batch,
+                                      f->table + off * A4, f->d_scr[0]);
         cuzk_status st = fixed_launch<F>(f, 0, a);
         if (st != CUZK_OK) return st;
     }

@@ -53,6 +53,7 @@
 #define CUZK_GPU_FIXED_CUH
 
 #include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include <cuzk/ec.h>
@@ -87,6 +88,27 @@ struct fixed_args {
     uint4 *out;           /* n affine points (also X, Y between the passes) */
     uint4 *scratch;       /* n x 3 coordinate-field elements: ZZ, ZZZ, prefix */
 };
+
+/* The arguments of a table-making launch: entries [first, first + n) of the
+ * gen_w-bit table, from the base's bootstrap table boot (FIXED_BOOT_W bits,
+ * FIXED_BOOT_NWIN windows) and the constants ck; T and K are the launch's. */
+static inline fixed_args fixed_gen_args(const uint4 *boot, const uint4 *ck, unsigned gen_w,
+                                        size_t first, size_t n, uint4 *out, uint4 *scratch)
+{
+    fixed_args a;
+    memset(&a, 0, sizeof a);
+    a.table = boot;
+    a.w = FIXED_BOOT_W;
+    a.nwin = FIXED_BOOT_NWIN;
+    a.scalars = NULL;
+    a.ck = ck;
+    a.gen_first = first;
+    a.gen_w = gen_w;
+    a.n = n;
+    a.out = out;
+    a.scratch = scratch;
+    return a;
+}
 
 /* Launch shape for n points on at most tfull threads (a multiple of
  * FIXED_BLOCK, one full wave of the kernel on the device): the fewest
@@ -182,7 +204,7 @@ FF_INLINE void fixed_forward(const fixed_args &a, size_t t, typename F::E &prod)
 }
 
 /* Backward pass of thread t, given inv = 1 / (its prod): the affine
- * points, last first (x = X (ZZ / ZZZ)^2, y = Y / ZZZ; infinity (0, 0)). */
+ * points, last first (ec_unbatch_affine; infinity (0, 0)). */
 template <class F>
 FF_INLINE void fixed_backward(const fixed_args &a, size_t t, typename F::E inv)
 {
@@ -191,28 +213,7 @@ FF_INLINE void fixed_backward(const fixed_args &a, size_t t, typename F::E inv)
     for (unsigned j = a.K; j-- > 0;) {
         size_t i = (size_t)j * a.T + t;
         if (i >= a.n) continue;
-        uint4 *o = a.out + i * 2 * E4;
-        const uint4 *s = a.scratch + i * 3 * E4;
-        typename F::E zz, zzz, zi, x, y;
-        F::load(zz, s);
-        if (F::is_zero(zz)) {
-            F::set_zero(x);
-            F::store(o, x);
-            F::store(o + E4, x);
-            continue;
-        }
-        F::load(zzz, s + E4);
-        F::load(zi, s + 2 * E4);
-        F::mul(zi, inv, zi);    /* 1 / ZZZ */
-        F::mul(inv, inv, zzz);  /* 1 / (the earlier ZZZ) */
-        F::mul(zz, zz, zi);     /* ZZ / ZZZ = 1 / Z */
-        F::sqr(zz, zz);         /* 1 / ZZ */
-        F::load(x, o);
-        F::load(y, o + E4);
-        F::mul(x, x, zz);
-        F::mul(y, y, zi);
-        F::store(o, x);
-        F::store(o + E4, y);
+        ec_unbatch_affine<F>(a.out + i * 2 * E4, a.scratch + i * 3 * E4, inv);
     }
 }
 

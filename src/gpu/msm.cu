@@ -841,103 +841,94 @@ static cuzk_status msm_check(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p, cuzk_gpu_g
     return CUZK_OK;
 }
 
-/* A precomputed plan's result from its V virtual windows of nbv buckets:
+/* The host side of each group, for the last steps of a call on the host. */
+struct HostG1 {
+    typedef EcFp F;
+    typedef cuzk_g1_jac jac;
+    typedef cuzk_g1_xyzz xyzz;
+    static constexpr cuzk_gpu_group group = CUZK_GPU_G1;
+    static void inf(jac *r) { cuzk_g1_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g1_dbl(r, r); }
+    static void add(jac *r, const jac *a) { cuzk_g1_add(r, r, a); }
+    static void x_inf(xyzz *r) { cuzk_g1_xyzz_set_inf(r); }
+    static void x_dbl(xyzz *r) { cuzk_g1_xyzz_dbl(r, r); }
+    static void x_add(xyzz *r, const xyzz *a) { cuzk_g1_xyzz_add(r, r, a); }
+    static void x_jac(jac *r, const xyzz *a) { cuzk_g1_xyzz_to_jac(r, a); }
+};
+
+struct HostG2 {
+    typedef EcFp2 F;
+    typedef cuzk_g2_jac jac;
+    typedef cuzk_g2_xyzz xyzz;
+    static constexpr cuzk_gpu_group group = CUZK_GPU_G2;
+    static void inf(jac *r) { cuzk_g2_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g2_dbl(r, r); }
+    static void add(jac *r, const jac *a) { cuzk_g2_add(r, r, a); }
+    static void x_inf(xyzz *r) { cuzk_g2_xyzz_set_inf(r); }
+    static void x_dbl(xyzz *r) { cuzk_g2_xyzz_dbl(r, r); }
+    static void x_add(xyzz *r, const xyzz *a) { cuzk_g2_xyzz_add(r, r, a); }
+    static void x_jac(jac *r, const xyzz *a) { cuzk_g2_xyzz_to_jac(r, a); }
+};
+
+/* The host's last step of an MSM on the plan: its window sums into *r.
+ * A precomputed plan's V virtual windows of nbv buckets give
  * sum_v S_v + nbv sum_v v U_v, the last sum by running sums from the top
- * (2 V additions), then lg nbv doublings. */
-static void g1_pre_result(const cuzk_gpu_msm_plan *p, cuzk_g1_jac *r)
+ * (2 V additions), then lg nbv doublings; a plain plan's windows, top
+ * first, acc = 2^c acc + S_w (c Jacobian doublings each). */
+template <class H>
+static void msm_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
 {
-    const cuzk_g1_xyzz *sv = (const cuzk_g1_xyzz *)p->win_host, *uv = sv + p->rg.nwin;
-    cuzk_g1_xyzz acc, run, tot;
-    cuzk_g1_xyzz_set_inf(&acc);
-    cuzk_g1_xyzz_set_inf(&run);
-    cuzk_g1_xyzz_set_inf(&tot);
-    for (unsigned v = p->rg.nwin; v-- > 1;) {
-        cuzk_g1_xyzz_add(&run, &run, &uv[v]);
-        cuzk_g1_xyzz_add(&tot, &tot, &run);
-    }
-    for (unsigned i = 0; i + 1 < p->rg.c; i++) cuzk_g1_xyzz_dbl(&tot, &tot);
-    for (unsigned v = 0; v < p->rg.nwin; v++) cuzk_g1_xyzz_add(&acc, &acc, &sv[v]);
-    cuzk_g1_xyzz_add(&acc, &acc, &tot);
-    cuzk_g1_xyzz_to_jac(r, &acc);
-}
-
-static void g2_pre_result(const cuzk_gpu_msm_plan *p, cuzk_g2_jac *r)
-{
-    const cuzk_g2_xyzz *sv = (const cuzk_g2_xyzz *)p->win_host, *uv = sv + p->rg.nwin;
-    cuzk_g2_xyzz acc, run, tot;
-    cuzk_g2_xyzz_set_inf(&acc);
-    cuzk_g2_xyzz_set_inf(&run);
-    cuzk_g2_xyzz_set_inf(&tot);
-    for (unsigned v = p->rg.nwin; v-- > 1;) {
-        cuzk_g2_xyzz_add(&run, &run, &uv[v]);
-        cuzk_g2_xyzz_add(&tot, &tot, &run);
-    }
-    for (unsigned i = 0; i + 1 < p->rg.c; i++) cuzk_g2_xyzz_dbl(&tot, &tot);
-    for (unsigned v = 0; v < p->rg.nwin; v++) cuzk_g2_xyzz_add(&acc, &acc, &sv[v]);
-    cuzk_g2_xyzz_add(&acc, &acc, &tot);
-    cuzk_g2_xyzz_to_jac(r, &acc);
-}
-
-/* The host's last step of an MSM on the plan: its window sums into *r. */
-static void g1_msm_result(const cuzk_gpu_msm_plan *p, cuzk_g1_jac *r)
-{
+    const typename H::xyzz *sv = (const typename H::xyzz *)p->win_host;
     if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
-        g1_pre_result(p, r);
+        const typename H::xyzz *uv = sv + p->rg.nwin;
+        typename H::xyzz acc, run, tot;
+        H::x_inf(&acc);
+        H::x_inf(&run);
+        H::x_inf(&tot);
+        for (unsigned v = p->rg.nwin; v-- > 1;) {
+            H::x_add(&run, &uv[v]);
+            H::x_add(&tot, &run);
+        }
+        for (unsigned i = 0; i + 1 < p->rg.c; i++) H::x_dbl(&tot);
+        for (unsigned v = 0; v < p->rg.nwin; v++) H::x_add(&acc, &sv[v]);
+        H::x_add(&acc, &tot);
+        H::x_jac(r, &acc);
         return;
     }
-    /* Windows, top first: acc = 2^c acc + S_w (c Jacobian doublings each). */
-    const cuzk_g1_xyzz *win = (const cuzk_g1_xyzz *)p->win_host;
-    cuzk_g1_jac acc, t;
-    cuzk_g1_jac_set_inf(&acc);
+    typename H::jac acc, t;
+    H::inf(&acc);
     for (unsigned w = p->g.nwin; w-- > 0;) {
         if (w + 1 < p->g.nwin)
-            for (unsigned i = 0; i < p->g.c; i++) cuzk_g1_dbl(&acc, &acc);
-        cuzk_g1_xyzz_to_jac(&t, &win[w]);
-        cuzk_g1_add(&acc, &acc, &t);
+            for (unsigned i = 0; i < p->g.c; i++) H::dbl(&acc);
+        H::x_jac(&t, &sv[w]);
+        H::add(&acc, &t);
     }
     *r = acc;
 }
 
-static void g2_msm_result(const cuzk_gpu_msm_plan *p, cuzk_g2_jac *r)
+template <class H>
+static cuzk_status msm_call(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p, const cuzk_scalar *scalars,
+                            size_t n, typename H::jac *r)
 {
-    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
-        g2_pre_result(p, r);
-        return;
-    }
-    const cuzk_g2_xyzz *win = (const cuzk_g2_xyzz *)p->win_host;
-    cuzk_g2_jac acc, t;
-    cuzk_g2_jac_set_inf(&acc);
-    for (unsigned w = p->g.nwin; w-- > 0;) {
-        if (w + 1 < p->g.nwin)
-            for (unsigned i = 0; i < p->g.c; i++) cuzk_g2_dbl(&acc, &acc);
-        cuzk_g2_xyzz_to_jac(&t, &win[w]);
-        cuzk_g2_add(&acc, &acc, &t);
-    }
-    *r = acc;
+    cuzk_status st = msm_check(ctx, p, H::group, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    H::inf(r);
+    if (n == 0) return CUZK_OK;
+    if ((st = msm_run<typename H::F>(p, scalars, n)) != CUZK_OK) return st;
+    msm_result<H>(p, r);
+    return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                        const cuzk_scalar *scalars, size_t n, cuzk_g1_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g1_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    if ((st = msm_run<EcFp>(p, scalars, n)) != CUZK_OK) return st;
-    g1_msm_result(p, r);
-    return CUZK_OK;
+    return msm_call<HostG1>(ctx, p, scalars, n, r);
 }
 
 extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                        const cuzk_scalar *scalars, size_t n, cuzk_g2_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g2_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    if ((st = msm_run<EcFp2>(p, scalars, n)) != CUZK_OK) return st;
-    g2_msm_result(p, r);
-    return CUZK_OK;
+    return msm_call<HostG2>(ctx, p, scalars, n, r);
 }
 
 /* ------------------------------------------------------------ bitmaps -- */
@@ -1011,48 +1002,40 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, const uint64_t *bits, size_t n
 }
 
 /* The host's last step of a bitmap sum: its m partials into *r. */
-static void g1_bits_result(const cuzk_gpu_msm_plan *p, size_t m, cuzk_g1_jac *r)
+template <class H>
+static void bits_result(const cuzk_gpu_msm_plan *p, size_t m, typename H::jac *r)
 {
-    const cuzk_g1_xyzz *part = (const cuzk_g1_xyzz *)p->win_host;
-    cuzk_g1_xyzz acc;
-    cuzk_g1_xyzz_set_inf(&acc);
-    for (size_t i = 0; i < m; i++) cuzk_g1_xyzz_add(&acc, &acc, &part[i]);
-    cuzk_g1_xyzz_to_jac(r, &acc);
+    const typename H::xyzz *part = (const typename H::xyzz *)p->win_host;
+    typename H::xyzz acc;
+    H::x_inf(&acc);
+    for (size_t i = 0; i < m; i++) H::x_add(&acc, &part[i]);
+    H::x_jac(r, &acc);
 }
 
-static void g2_bits_result(const cuzk_gpu_msm_plan *p, size_t m, cuzk_g2_jac *r)
+template <class H>
+static cuzk_status bits_call(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p, const uint64_t *bits,
+                             size_t n, typename H::jac *r)
 {
-    const cuzk_g2_xyzz *part = (const cuzk_g2_xyzz *)p->win_host;
-    cuzk_g2_xyzz acc;
-    cuzk_g2_xyzz_set_inf(&acc);
-    for (size_t i = 0; i < m; i++) cuzk_g2_xyzz_add(&acc, &acc, &part[i]);
-    cuzk_g2_xyzz_to_jac(r, &acc);
+    cuzk_status st = msm_check(ctx, p, H::group, bits, n, r);
+    if (st != CUZK_OK) return st;
+    H::inf(r);
+    size_t m = 0;
+    if (n == 0) return CUZK_OK;
+    if ((st = bits_run<typename H::F>(p, bits, n, &m)) != CUZK_OK) return st;
+    bits_result<H>(p, m, r);
+    return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_g1_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                             const uint64_t *bits, size_t n, cuzk_g1_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, bits, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g1_jac_set_inf(r);
-    size_t m = 0;
-    if (n == 0) return CUZK_OK;
-    if ((st = bits_run<EcFp>(p, bits, n, &m)) != CUZK_OK) return st;
-    g1_bits_result(p, m, r);
-    return CUZK_OK;
+    return bits_call<HostG1>(ctx, p, bits, n, r);
 }
 
 extern "C" cuzk_status cuzk_gpu_g2_msm_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                             const uint64_t *bits, size_t n, cuzk_g2_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, bits, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g2_jac_set_inf(r);
-    size_t m = 0;
-    if (n == 0) return CUZK_OK;
-    if ((st = bits_run<EcFp2>(p, bits, n, &m)) != CUZK_OK) return st;
-    g2_bits_result(p, m, r);
-    return CUZK_OK;
+    return bits_call<HostG2>(ctx, p, bits, n, r);
 }
 
 /* ------------------------------------------------------ sparse vectors -- */
@@ -1095,48 +1078,41 @@ static void sparse_timing(cuzk_gpu_msm_plan *p, const cuzk_gpu_msm_timing *t,
     l->total = l->upload + l->digits + l->sort + l->accumulate + l->reduce;
 }
 
+template <class H>
+static cuzk_status sparse_call(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
+                               const cuzk_scalar *scalars, size_t n, typename H::jac *r)
+{
+    cuzk_status st = msm_check(ctx, p, H::group, scalars, n, r);
+    if (st != CUZK_OK) return st;
+    H::inf(r);
+    if (n == 0) return CUZK_OK;
+    cuzk_gpu_msm_timing t, b;
+    typename H::jac ones;
+    size_t m = 0;
+    if ((st = sparse_split(p, scalars, n, &t)) != CUZK_OK) return st;
+    if ((st = bits_run<typename H::F>(p, (const uint64_t *)p->vals[1], n, &m)) != CUZK_OK)
+        return st;
+    bits_result<H>(p, m, &ones);
+    b = p->last;
+    if ((st = msm_run<typename H::F>(p, (const cuzk_scalar *)p->scalars, n)) != CUZK_OK) return st;
+    msm_result<H>(p, r);
+    H::add(r, &ones);
+    sparse_timing(p, &t, &b);
+    return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk_gpu_g1_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                               const cuzk_scalar *scalars, size_t n,
                                               cuzk_g1_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G1, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g1_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    cuzk_gpu_msm_timing t, b;
-    cuzk_g1_jac ones;
-    size_t m = 0;
-    if ((st = sparse_split(p, scalars, n, &t)) != CUZK_OK) return st;
-    if ((st = bits_run<EcFp>(p, (const uint64_t *)p->vals[1], n, &m)) != CUZK_OK) return st;
-    g1_bits_result(p, m, &ones);
-    b = p->last;
-    if ((st = msm_run<EcFp>(p, (const cuzk_scalar *)p->scalars, n)) != CUZK_OK) return st;
-    g1_msm_result(p, r);
-    cuzk_g1_add(r, r, &ones);
-    sparse_timing(p, &t, &b);
-    return CUZK_OK;
+    return sparse_call<HostG1>(ctx, p, scalars, n, r);
 }
 
 extern "C" cuzk_status cuzk_gpu_g2_msm_sparse(cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *p,
                                               const cuzk_scalar *scalars, size_t n,
                                               cuzk_g2_jac *r)
 {
-    cuzk_status st = msm_check(ctx, p, CUZK_GPU_G2, scalars, n, r);
-    if (st != CUZK_OK) return st;
-    cuzk_g2_jac_set_inf(r);
-    if (n == 0) return CUZK_OK;
-    cuzk_gpu_msm_timing t, b;
-    cuzk_g2_jac ones;
-    size_t m = 0;
-    if ((st = sparse_split(p, scalars, n, &t)) != CUZK_OK) return st;
-    if ((st = bits_run<EcFp2>(p, (const uint64_t *)p->vals[1], n, &m)) != CUZK_OK) return st;
-    g2_bits_result(p, m, &ones);
-    b = p->last;
-    if ((st = msm_run<EcFp2>(p, (const cuzk_scalar *)p->scalars, n)) != CUZK_OK) return st;
-    g2_msm_result(p, r);
-    cuzk_g2_add(r, r, &ones);
-    sparse_timing(p, &t, &b);
-    return CUZK_OK;
+    return sparse_call<HostG2>(ctx, p, scalars, n, r);
 }
 
 /* --------------------------------------------------------- pinned memory -- */

@@ -597,38 +597,6 @@ FF_INLINE void msm_sum_thread(const uint4 *in, size_t m, uint4 *out, size_t t)
  * and the product of the earlier ZZZs). None of the P_j may be infinity. */
 #define MSM_GEN_K 32u
 
-/* Back-substitution of Montgomery's trick for one point: pt holds the XYZZ
- * point's X, Y and tm its ZZ, ZZZ and the product of the ZZZs before it;
- * inv is the inverse of the product of the ZZZs up to and including this
- * one. Writes x = X / ZZ, y = Y / ZZZ to pt and leaves in inv the inverse
- * of the product before it. A point at infinity (ZZ = 0, left out of the
- * product) becomes (0, 0). */
-template <class F>
-FF_INLINE void msm_unbatch_affine(uint4 *pt, const uint4 *tm, typename F::E &inv)
-{
-    constexpr int E = F::U4;
-    typename F::E zz, zzz, iq, t1, t2;
-    F::load(zz, tm);
-    if (F::is_zero(zz)) {
-        F::set_zero(t1);
-        F::store(pt, t1);
-        F::store(pt + E, t1);
-        return;
-    }
-    F::load(zzz, tm + E);
-    F::load(t1, tm + 2 * E);
-    F::mul(iq, inv, t1);       /* 1 / ZZZ_q */
-    F::mul(inv, inv, zzz);
-    F::mul(t2, iq, zz);        /* 1 / Z */
-    F::sqr(t2, t2);            /* 1 / ZZ */
-    F::load(t1, pt);
-    F::mul(t1, t1, t2);
-    F::store(pt, t1);
-    F::load(t1, pt + E);
-    F::mul(t1, t1, iq);
-    F::store(pt + E, t1);
-}
-
 template <class F>
 FF_INLINE void msm_gen_thread(const ec_aff<F> &base, const ec_aff<F> &step, size_t n, size_t off,
                               size_t nthreads, uint4 *points, uint4 *tmp, size_t t)
@@ -661,7 +629,7 @@ FF_INLINE void msm_gen_thread(const ec_aff<F> &base, const ec_aff<F> &step, size
     F::inv(inv, pre);
 #pragma unroll 1
     for (int q = (int)cnt - 1; q >= 0; q--)
-        msm_unbatch_affine<F>(points + (j0 + q) * A, tmp + ((size_t)q * nthreads + t) * 3 * E,
+        ec_unbatch_affine<F>(points + (j0 + q) * A, tmp + ((size_t)q * nthreads + t) * 3 * E,
                               inv);
 }
 
@@ -715,7 +683,7 @@ FF_INLINE void msm_table_thread(const uint4 *src, uint4 *dst, unsigned c, size_t
 #pragma unroll 1
     for (int q = (int)cnt - 1; q >= 0; q--) {
         size_t j = off + (size_t)q * nthreads + t;
-        msm_unbatch_affine<F>(dst + j * A, tmp + (j - off) * 3 * E, inv);
+        ec_unbatch_affine<F>(dst + j * A, tmp + (j - off) * 3 * E, inv);
     }
 }
 
@@ -733,7 +701,7 @@ FF_INLINE void msm_table_thread(const uint4 *src, uint4 *dst, unsigned c, size_t
 
 /* Thread q: group q's 15 sums, each from a smaller one (s without its lowest
  * bit) by one mixed addition (11 additions, 4 copies), in XYZZ; then all 15
- * to affine with one inversion by Montgomery's trick (msm_unbatch_affine,
+ * to affine with one inversion by Montgomery's trick (ec_unbatch_affine,
  * ZZ, ZZZ and the prefix products in thread-local memory). Set-up work:
  * ~11 madds + 15 x 7M + one Fermat inversion (~570 M) per group. */
 template <class F>
@@ -769,7 +737,7 @@ FF_INLINE void msm_subset_thread(const uint4 *points, const uint8_t *inf, size_t
     F::inv(inv, pre);
 #pragma unroll 1
     for (unsigned s = MSM_SUBSETS; s >= 1; s--)
-        msm_unbatch_affine<F>(tab + (q * MSM_SUBSETS + s - 1) * A, tm + (s - 1) * 3 * E, inv);
+        ec_unbatch_affine<F>(tab + (q * MSM_SUBSETS + s - 1) * A, tm + (s - 1) * 3 * E, inv);
 }
 
 #endif /* CUZK_GPU_MSM_CUH */

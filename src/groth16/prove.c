@@ -258,14 +258,12 @@ static cuzk_status prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuz
     ts = now_ms();
     if (rows) {
         copy_rows(a, b, c, n, rows, w, n_inputs);
-    } else if (pk->m.c.row_start) {
-        eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
-        eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
-        eval_rows(c, n, &pk->m, &pk->m.c, w, nthreads);
     } else {
         eval_rows(a, n, &pk->m, &pk->m.a, w, nthreads);
         eval_rows(b, n, &pk->m, &pk->m.b, w, nthreads);
-        for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+        if (pk->m.c.row_start) eval_rows(c, n, &pk->m, &pk->m.c, w, nthreads);
+        else
+            for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
     }
     tm.abc_ms = now_ms() - ts;
 

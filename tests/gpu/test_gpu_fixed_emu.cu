@@ -69,17 +69,8 @@ static void check_gen(const char *g, const void *boot, const void *ref, unsigned
     fixed_window_consts(ck, w, nwin);
     aff *out = (aff *)test_xmalloc(n * sizeof *out);
     uint4 *scr = (uint4 *)test_xmalloc(n * 3 * F::U4 * sizeof(uint4));
-    fixed_args a;
-    memset(&a, 0, sizeof a);
-    a.table = (const uint4 *)boot;
-    a.w = FIXED_BOOT_W;
-    a.nwin = FIXED_BOOT_NWIN;
-    a.scalars = NULL;
-    a.ck = (const uint4 *)ck;
-    a.gen_first = first;
-    a.gen_w = w;
-    a.out = (uint4 *)out;
-    a.scratch = scr;
+    fixed_args a = fixed_gen_args((const uint4 *)boot, (const uint4 *)ck, w, first, n,
+                                  (uint4 *)out, scr);
     launch<F>(a, n, tfull);
     size_t bad = 0, first_bad = 0;
     for (size_t i = 0; i < n; i++)

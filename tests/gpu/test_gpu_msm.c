@@ -40,12 +40,10 @@
 #include <cuzk/msm.h>
 
 #include "gpu_test.h"
+#include "msm_cases.h"
 
 #define NAME "test_gpu_msm"
 
-/* r, little-endian. */
-static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
-                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
 static cuzk_gpu_ctx *ctx;
 static unsigned plan_flags; /* of every plan the checks make: CUZK_GPU_MSM_* flags */
@@ -68,12 +66,6 @@ static void set_acc(cuzk_gpu_msm_plan *plan, const char *gname)
               cuzk_gpu_last_error());
 }
 
-static void rand_scalar(cuzk_scalar *s)
-{
-    cuzk_fr f;
-    test_rand_fr(&f); /* uniform below r; its raw limbs are as good */
-    memcpy(s->l, f.l, sizeof s->l);
-}
 
 /* ------------------------------------------------- the two groups -- */
 
@@ -340,15 +332,6 @@ static void test_windows(const grp *g, int quick)
     free(k);
 }
 
-enum {
-    E_ZERO, E_ONE, E_RM1, E_MAX, E_SMALL, E_REPEAT_EQ, E_REPEAT, E_NEGPAIR, E_INF, E_ALLINF,
-    E_EQ_SCALARS, E_COUNT
-};
-static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1", "small",
-                                   "repeated point, equal scalars", "repeated point",
-                                   "P, -P pairs", "some infinity", "all infinity",
-                                   "equal scalars"};
-
 /* Point set `base` changed as edge case e needs (into p); scalars too. */
 static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_scalar *k, size_t n)
 {
@@ -356,14 +339,9 @@ static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_sca
     cuzk_scalar one_k;
     rand_scalar(&one_k);
     for (size_t i = 0; i < n; i++) {
-        rand_scalar(&k[i]);
+        edge_scalar(e, i, &one_k, &k[i]);
         switch (e) {
-        case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
-        case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
-        case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
-        case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
-        case E_SMALL: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = i % 7; break;
-        case E_REPEAT_EQ: memcpy(PT(g, p, i), base, g->aff); k[i] = one_k; break;
+        case E_REPEAT_EQ: memcpy(PT(g, p, i), base, g->aff); break;
         case E_REPEAT: memcpy(PT(g, p, i), PT(g, base, i % 3), g->aff); break;
         case E_NEGPAIR:
             if (i & 1) {
@@ -373,7 +351,6 @@ static void edge_points(const grp *g, int e, const void *base, void *p, cuzk_sca
             break;
         case E_INF: if (i % 3 == 1) memset(PT(g, p, i), 0, g->aff); break;
         case E_ALLINF: memset(PT(g, p, i), 0, g->aff); break;
-        case E_EQ_SCALARS: k[i] = one_k; break;
         default: break;
         }
     }

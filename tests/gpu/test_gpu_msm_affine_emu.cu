@@ -33,19 +33,10 @@ extern "C" {
 
 #include "test_util.h"
 }
+#include "msm_cases.h"
 
 #define NAME "test_gpu_msm_affine_emu"
 
-/* r, little-endian. */
-static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
-                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
-
-static void rand_scalar(cuzk_scalar *s)
-{
-    cuzk_fr f;
-    test_rand_fr(&f);
-    memcpy(s->l, f.l, sizeof s->l);
-}
 
 /* ---------------------------------------------------------- inversion -- */
 
@@ -331,14 +322,6 @@ static void compare(const typename grp<F>::aff *p, const cuzk_scalar *k, size_t 
     }
 }
 
-enum {
-    E_ZERO, E_ONE, E_RM1, E_MAX, E_SMALL, E_REPEAT_EQ, E_REPEAT, E_NEGPAIR, E_INF, E_ALLINF,
-    E_EQ_SCALARS, E_COUNT
-};
-static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1", "small",
-                                   "repeated point, equal scalars", "repeated point",
-                                   "P, -P pairs", "some infinity", "all infinity",
-                                   "equal scalars"};
 
 template <class F>
 static void test_group(size_t nmax, int quick)
@@ -365,14 +348,9 @@ static void test_group(size_t nmax, int quick)
         cuzk_scalar one_k;
         rand_scalar(&one_k);
         for (size_t i = 0; i < n; i++) {
-            rand_scalar(&k[i]);
+            edge_scalar(e, i, &one_k, &k[i]);
             switch (e) {
-            case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
-            case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
-            case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
-            case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
-            case E_SMALL: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = i % 7; break;
-            case E_REPEAT_EQ: p[i] = base[0]; k[i] = one_k; break;
+            case E_REPEAT_EQ: p[i] = base[0]; break;
             case E_REPEAT: p[i] = base[i % 3]; break;
             case E_NEGPAIR:
                 if (i & 1) {
@@ -382,7 +360,6 @@ static void test_group(size_t nmax, int quick)
                 break;
             case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
             case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
-            case E_EQ_SCALARS: k[i] = one_k; break;
             default: break;
             }
         }

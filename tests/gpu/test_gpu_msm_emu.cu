@@ -10,9 +10,10 @@
  * several batches), digits that index one set of buckets, and the reduction
  * in virtual windows (also with small ones, so that several windows and
  * every level-2 shape are used at these sizes). G1 and G2; random scalars
- * at several sizes and windows, scalars 0, 1, r - 1, 2^256 - 1, points at
- * infinity, repeated points with equal scalars (the doubling branch), P and
- * -P, and a prefix n < N of a plan's points.
+ * at several sizes and windows, the edge cases of msm_cases.h (scalars 0, 1,
+ * r - 1, 2^256 - 1, small ones, equal ones; points at infinity, repeated
+ * points with equal scalars (the doubling branch), P and -P), and a prefix
+ * n < N of a plan's points.
  * Bitmap sums (0/1 scalars), one bit at a time and through the subset-sum
  * table of CUZK_GPU_MSM_BITS_TABLE (msm_subset_thread, every entry checked
  * against the CPU's sum), against cuzk_g*_batch_sum_bitmap: densities 0,
@@ -33,11 +34,9 @@ extern "C" {
 
 #include "test_util.h"
 }
+#include "msm_cases.h"
 
 #define NAME "test_gpu_msm_emu"
-
-static const uint64_t R_LIMBS[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull,
-                                    0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
 
 /* ------------------------------------------------------ the two groups -- */
 
@@ -122,12 +121,6 @@ static void gen_points(typename G::aff *out, size_t n)
     }
 }
 
-static void rand_scalar(cuzk_scalar *s)
-{
-    cuzk_fr f;
-    test_rand_fr(&f);
-    memcpy(s->l, f.l, sizeof s->l);
-}
 
 /* ------------------------------------------------ the emulated plan -- */
 
@@ -378,10 +371,6 @@ static void compare(const emu_plan<G> &pl, const typename G::aff *pts, const cuz
               G::name(), pl.pre ? "precomputed" : "plain", what, n, pl.N, pl.g.c, pl.rg.nwin);
 }
 
-enum { E_ZERO, E_ONE, E_RM1, E_MAX, E_REPEAT_EQ, E_NEGPAIR, E_INF, E_COUNT };
-static const char *edge_names[] = {"all 0", "all 1", "all r-1", "all 2^256-1",
-                                   "repeated point, equal scalars", "P, -P pairs",
-                                   "some infinity"};
 
 template <class G>
 static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cuzk_scalar *k,
@@ -391,13 +380,10 @@ static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cu
     cuzk_scalar one_k;
     rand_scalar(&one_k);
     for (size_t i = 0; i < n; i++) {
-        rand_scalar(&k[i]);
+        edge_scalar(e, i, &one_k, &k[i]);
         switch (e) {
-        case E_ZERO: memset(&k[i], 0, sizeof k[i]); break;
-        case E_ONE: memset(&k[i], 0, sizeof k[i]); k[i].l[0] = 1; break;
-        case E_RM1: memcpy(k[i].l, R_LIMBS, sizeof k[i].l); k[i].l[0] -= 1; break;
-        case E_MAX: memset(k[i].l, 0xff, sizeof k[i].l); break;
-        case E_REPEAT_EQ: p[i] = base[0]; k[i] = one_k; break;
+        case E_REPEAT_EQ: p[i] = base[0]; break;
+        case E_REPEAT: p[i] = base[i % 3]; break;
         case E_NEGPAIR:
             if (i & 1) {
                 G::neg(&p[i], &p[i - 1]);
@@ -405,6 +391,7 @@ static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cu
             }
             break;
         case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
+        case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
         default: break;
         }
     }
