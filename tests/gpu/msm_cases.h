@@ -48,4 +48,33 @@ static inline void edge_scalar(int e, size_t i, const cuzk_scalar *one, cuzk_sca
     }
 }
 
+#ifdef __cplusplus
+/* The emulation tests' edge case e on n points: p from base (G::aff, G::neg
+ * as in their group structs), scalars k. */
+template <class G>
+static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cuzk_scalar *k,
+                      size_t n)
+{
+    memcpy(p, base, n * sizeof *p);
+    cuzk_scalar one_k;
+    rand_scalar(&one_k);
+    for (size_t i = 0; i < n; i++) {
+        edge_scalar(e, i, &one_k, &k[i]);
+        switch (e) {
+        case E_REPEAT_EQ: p[i] = base[0]; break;
+        case E_REPEAT: p[i] = base[i % 3]; break;
+        case E_NEGPAIR:
+            if (i & 1) {
+                G::neg(&p[i], &p[i - 1]);
+                k[i] = k[i - 1];
+            }
+            break;
+        case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
+        case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
+        default: break;
+        }
+    }
+}
+#endif
+
 #endif /* CUZK_TESTS_GPU_MSM_CASES_H */

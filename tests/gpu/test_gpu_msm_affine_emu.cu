@@ -344,25 +344,7 @@ static void test_group(size_t nmax, int quick)
     /* Edge cases. */
     size_t n = nmax < 300 ? nmax : 300;
     for (int e = 0; e < E_COUNT; e++) {
-        memcpy(p.data(), base.data(), n * sizeof p[0]);
-        cuzk_scalar one_k;
-        rand_scalar(&one_k);
-        for (size_t i = 0; i < n; i++) {
-            edge_scalar(e, i, &one_k, &k[i]);
-            switch (e) {
-            case E_REPEAT_EQ: p[i] = base[0]; break;
-            case E_REPEAT: p[i] = base[i % 3]; break;
-            case E_NEGPAIR:
-                if (i & 1) {
-                    G::neg(&p[i], &p[i - 1]);
-                    k[i] = k[i - 1];
-                }
-                break;
-            case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
-            case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
-            default: break;
-            }
-        }
+        edge_case<grp<F>>(e, base.data(), p.data(), k.data(), n);
         compare<F>(p.data(), k.data(), n, e & 1 ? 8 : 10, edge_names[e], NMETHODS);
     }
     printf("  %s: done (%d failures so far)\n", G::name(), test_failures);

@@ -372,31 +372,6 @@ static void compare(const emu_plan<G> &pl, const typename G::aff *pts, const cuz
 }
 
 
-template <class G>
-static void edge_case(int e, const typename G::aff *base, typename G::aff *p, cuzk_scalar *k,
-                      size_t n)
-{
-    memcpy(p, base, n * sizeof *p);
-    cuzk_scalar one_k;
-    rand_scalar(&one_k);
-    for (size_t i = 0; i < n; i++) {
-        edge_scalar(e, i, &one_k, &k[i]);
-        switch (e) {
-        case E_REPEAT_EQ: p[i] = base[0]; break;
-        case E_REPEAT: p[i] = base[i % 3]; break;
-        case E_NEGPAIR:
-            if (i & 1) {
-                G::neg(&p[i], &p[i - 1]);
-                k[i] = k[i - 1];
-            }
-            break;
-        case E_INF: if (i % 3 == 1) memset(&p[i], 0, sizeof p[i]); break;
-        case E_ALLINF: memset(&p[i], 0, sizeof p[i]); break;
-        default: break;
-        }
-    }
-}
-
 /* One point set of N points: plans of each shape, random scalars for all N
  * and for a prefix, then the edge cases on smaller sets. */
 template <class G>
