@@ -76,8 +76,6 @@
 #include <cuzk/poly.h>
 #include <cuzk/status.h>
 
-#define CUZK_ERRMSG_LEN 256
-
 /* Parse flags (bit set; 0 is the safe default). */
 #define CUZK_FMT_TRUST_POINTS 1u    /* skip the bulk point checks (sizes still checked) */
 #define CUZK_FMT_SUBGROUP 2u        /* also subgroup-check bulk vectors (slow) */

@@ -208,7 +208,7 @@ typedef struct {
  * cuzk_g2_affine[n]); s in Montgomery form (cuzk_fr); a zero scalar gives
  * the identity (all-zero affine). 0 < n <= CUZK_SETUP_MUL_BATCH. Returns
  * CUZK_OK, or an error status that setup passes on; err is a buffer of
- * CUZK_ERRMSG_LEN bytes (formats.h), an empty string on entry, where the
+ * CUZK_ERRMSG_LEN bytes (status.h), an empty string on entry, where the
  * callback may write a one-line NUL-terminated message (setup puts it in
  * its own message, after the stage's name). Called on the caller's thread,
  * one batch at a time. */

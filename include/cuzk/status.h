@@ -30,6 +30,13 @@ typedef enum {
     CUZK_ERR_INVALID_ARGUMENT = 64
 } cuzk_status;
 
+/* The one error channel: a function that can fail on input returns a
+ * cuzk_status and, when the caller passes `char *err` (NULL, or a buffer of
+ * CUZK_ERRMSG_LEN bytes), writes there one line saying what is wrong and
+ * where, prefixed by its layer ("zkey: ...", "gpu: ..."); on success err[0]
+ * is 0. */
+#define CUZK_ERRMSG_LEN 256
+
 /* A short, static, human-readable description of s. Never NULL. */
 const char *cuzk_strerror(cuzk_status s);
 

@@ -2,8 +2,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include <cuzk/formats.h>
-
 #include "common/errmsg.h"
 
 cuzk_status cuzk_errf(char *err, cuzk_status s, const char *prefix, const char *fmt, ...)

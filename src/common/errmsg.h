@@ -1,7 +1,7 @@
 /* cuzk — error messages into a caller's `err` buffer (internal).
  *
  * Library functions that can fail on input take `char *err` (NULL or
- * CUZK_ERRMSG_LEN bytes, formats.h) and return a cuzk_status; each layer
+ * CUZK_ERRMSG_LEN bytes, status.h) and return a cuzk_status; each layer
  * prefixes its messages ("pce: ", "key: ", ...). One function writes them
  * all; the layers name it through their own macros. */
 #ifndef CUZK_COMMON_ERRMSG_H
