@@ -210,6 +210,8 @@ int cmd_compile(int argc, char **argv)
     if (optind < argc) return cli_fail("compile", "unexpected argument (see --help)");
     if (!id == !r1cs_path) return cli_fail("compile", "give exactly one of --circuit and --r1cs");
     if (!out) return cli_fail("compile", "--out is required");
+    const cli_path ins[] = {{"--r1cs", r1cs_path}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("compile", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci = NULL;
@@ -461,6 +463,8 @@ int cmd_witness(int argc, char **argv)
     if (optind < argc) return cli_fail("witness", "unexpected argument (see --help)");
     if (!id || !out) return cli_fail("witness", "--circuit and --out are required");
     if (!inputs == !have_seed) return cli_fail("witness", "give exactly one of --inputs and --seed");
+    const cli_path ins[] = {{"--inputs", inputs}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("witness", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     uint8_t *img = NULL;

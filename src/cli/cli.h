@@ -20,6 +20,21 @@ double cli_now_ms(void);
 int cli_fail(const char *what, const char *detail);
 /* Reads a whole file into b; on failure prints the reason and returns 0. */
 int cli_read_file(cuzk_blob *b, const char *path);
+/* A file a command names: its flag ("--proof") and path (NULL: not given). */
+typedef struct {
+    const char *flag;
+    const char *path;
+} cli_path;
+
+/* Checks a command's outputs before it does any work, so that no input is
+ * lost: refuses an output that is the same file as an input (device and
+ * inode, symlinks followed) or as another output, an output that is a
+ * directory or a socket, and one whose directory does not exist. Devices
+ * and FIFOs (/dev/null, /dev/stdout) are written in place and never
+ * conflict. 1 if the outputs can be written; else prints a line naming
+ * both flags and returns 0 (exit EXIT_UNUSABLE). */
+int cli_check_paths(const char *cmd, const cli_path *in, size_t n_in, const cli_path *out,
+                    size_t n_out);
 /* Parses a --threads value (0..1024) into *out; 0 with a message if bad. */
 int cli_parse_threads(const char *arg, unsigned *out);
 

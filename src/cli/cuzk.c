@@ -134,6 +134,11 @@ int cmd_prove(int argc, char **argv)
     int filecoin = !strcmp(format, "filecoin");
     if (!filecoin && strcmp(format, "json")) return cli_fail("--format", "expects json or filecoin");
     if (!filecoin && !public_out) return cli_fail("prove", "--public is required with --format json");
+    const cli_path ins[] = {{"--zkey", zkey}, {"--params", params}, {"--key", keyfile},
+                            {"--wtns", wtns}, {"--r1cs", r1cs}, {"--pce", pce_path},
+                            {"--inputs", job.inputs}};
+    const cli_path outs[] = {{"--proof", proof_out}, {"--public", public_out}};
+    if (!cli_check_paths("prove", ins, 7, outs, 2)) return EXIT_UNUSABLE;
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];

@@ -217,6 +217,9 @@ int cmd_setup(int argc, char **argv)
         return cli_fail("setup", "a .zkey needs --roots snarkjs");
     if (params && roots != CUZK_ROOTS_BELLPERSON)
         return cli_fail("setup", "a .params needs --roots bellperson");
+    const cli_path ins[] = {{"--r1cs", r1cs}};
+    const cli_path outs[] = {{"--out", out}, {"--zkey", zkey}, {"--params", params}, {"--vk", vk}};
+    if (!cli_check_paths("setup", ins, 1, outs, 4)) return EXIT_UNUSABLE;
 
     setup_circuit circ;
     if (!circuit_load(&circ, r1cs, id, size, quiet)) return EXIT_UNUSABLE;
@@ -339,6 +342,9 @@ int cmd_import(int argc, char **argv)
     if (!zkey == !params) return cli_fail("import", "give exactly one key: --zkey or --params");
     if (params && !r1cs) return cli_fail("import", "--params needs the circuit: --r1cs C.r1cs");
     if (!out) return cli_fail("import", "--out key.cuzk is required");
+    const cli_path ins[] = {{"--zkey", zkey}, {"--params", params}, {"--r1cs", r1cs}};
+    const cli_path outs[] = {{"--out", out}, {"--pce", pce}};
+    if (!cli_check_paths("import", ins, 3, outs, 2)) return EXIT_UNUSABLE;
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN], label[64];
@@ -410,6 +416,8 @@ int cmd_export_vk(int argc, char **argv)
     }
     if (optind < argc) return cli_fail("export-vk", "unexpected argument (see --help)");
     if (!key || !out) return cli_fail("export-vk", "--key key.cuzk and --out vk.json are required");
+    const cli_path ins[] = {{"--key", key}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("export-vk", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN], *json = NULL;
     cuzk_keyfile kf = {0};
     int rc = EXIT_UNUSABLE;
