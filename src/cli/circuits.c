@@ -17,7 +17,9 @@
 
 #include "cli.h"
 
-/* --size: "full", 0, or 10..27 (log2 of the constraints a partition). */
+/* --size: "full" or 10..27 (log2 of the constraints of a partition). 0 is
+ * refused: it would read as "tiny" but meant the full, 130 M-constraint
+ * circuit. */
 int cli_parse_size(const char *arg, unsigned *out)
 {
     if (!strcmp(arg, "full")) {
@@ -26,11 +28,29 @@ int cli_parse_size(const char *arg, unsigned *out)
     }
     char *end;
     unsigned long v = strtoul(arg, &end, 10);
-    if (!*arg || *end || arg[0] == '-' || (v != 0 && (v < 10 || v > 27))) {
-        cli_fail("--size", "expects full, 0 or a log2 size 10..27");
+    if (!*arg || *end || arg[0] == '-' || v < 10 || v > 27) {
+        cli_fail("--size", "expects full (the real size) or 10..27 (log2 of the constraints "
+                           "of a partition)");
         return 0;
     }
     *out = (unsigned)v;
+    return 1;
+}
+
+int cli_circuit_open(cuzk_circuit **ci, const char *id, unsigned size, int quiet)
+{
+    char err[CUZK_ERRMSG_LEN];
+    if (cuzk_circuit_open(ci, id, size, err) != CUZK_OK) {
+        cli_fail("--circuit", err);
+        return 0;
+    }
+    const cuzk_circuit_info *in = cuzk_circuit_describe(*ci);
+    /* A circuit cannot shrink below its smallest structure (circuits.h):
+     * say what the size became rather than let 2^10 silently be 2^16. */
+    if (!quiet && size && in->n_constraints > ((uint64_t)3 << size) / 2)
+        fprintf(stderr, "note: %s cannot be as small as 2^%u constraints: --size %u gives its "
+                "smallest form, ~%llu constraints\n", id, size, size,
+                (unsigned long long)in->n_constraints);
     return 1;
 }
 
@@ -58,10 +78,7 @@ int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
     cuzk_blob b = {0};
     cuzk_cs cs = {0};
     size_t len = 0;
-    if (cuzk_circuit_open(&ci, job->id, job->size, err) != CUZK_OK) {
-        cli_fail("--circuit", err);
-        goto out;
-    }
+    if (!cli_circuit_open(&ci, job->id, job->size, quiet)) goto out;
     const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
     if (job->inputs) {
         if (!cli_read_file(&b, job->inputs)) goto out;
@@ -140,6 +157,23 @@ int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_
     return 1;
 }
 
+/* What a circuit is at a scaled size: its structure's numbers (the `what`
+ * line describes the full-size circuit). buf holds 256 bytes. */
+static void scaled_what(char *buf, const cuzk_circuit_info *in)
+{
+    const struct {
+        const char *name;
+        unsigned v;
+    } f[] = {{"sectors", in->sectors},         {"challenges", in->challenges},
+             {"layers", in->layers},           {"label bytes", in->label_bytes},
+             {"parents", in->parents},         {"SHA-256 tree depth", in->sha_depth},
+             {"Poseidon tree depth", in->poseidon_depth}};
+    size_t k = (size_t)snprintf(buf, 256, "at 2^%u:", in->log_size);
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && k < 200; i++)
+        if (f[i].v) k += (size_t)snprintf(buf + k, 256 - k, " %u %s,", f[i].v, f[i].name);
+    buf[k - 1] = 0; /* the last comma, or the colon when nothing was named */
+}
+
 int cmd_circuits(int argc, char **argv)
 {
     unsigned size = 0;
@@ -150,8 +184,11 @@ int cmd_circuits(int argc, char **argv)
         if (c == 's') {
             if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
         } else if (c == 'h') {
-            printf("usage: cuzk circuits [--size N]\n  Lists the built-in circuits (synthetic "
-                   "Filecoin-shaped workloads) at full size or 2^N.\n");
+            printf("usage: cuzk circuits [--size full|N]\n"
+                   "  Lists the built-in circuits (synthetic Filecoin-shaped workloads) at\n"
+                   "  their real size (full, the default) or scaled to about 2^N constraints\n"
+                   "  a partition (N = 10..27), with the structure they have at that size.\n"
+                   "  A circuit smaller than its smallest form keeps that form.\n");
             return 0;
         } else {
             return EXIT_UNUSABLE;
@@ -166,8 +203,11 @@ int cmd_circuits(int argc, char **argv)
         if (cuzk_circuit_open(&ci, cuzk_circuit_id(i), size, err) != CUZK_OK)
             return cli_fail("circuits", err);
         const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        char what[256];
+        if (size) scaled_what(what, in);
         printf("%-12s %10u %15llu %9u %11u  %s\n", in->id, in->partitions,
-               (unsigned long long)in->n_constraints, in->n_inputs, in->challenges, in->what);
+               (unsigned long long)in->n_constraints, in->n_inputs, in->challenges,
+               size ? what : in->what);
         cuzk_circuit_close(ci);
     }
     printf("(constraint counts are estimates; `cuzk compile` records the exact ones)\n");
@@ -221,10 +261,7 @@ int cmd_compile(int argc, char **argv)
     cuzk_pce p = {0};
     double t0 = cli_now_ms();
     if (id) {
-        if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
-            cli_fail("--circuit", err);
-            goto out;
-        }
+        if (!cli_circuit_open(&ci, id, size, quiet)) goto out;
         const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
         if (!quiet)
             fprintf(stderr, "recording %s (~%llu constraints a partition)...\n", id,

@@ -38,17 +38,23 @@ int cli_check_paths(const char *cmd, const cli_path *in, size_t n_in, const cli_
 /* Parses a --threads value (0..1024) into *out; 0 with a message if bad. */
 int cli_parse_threads(const char *arg, unsigned *out);
 
-/* Parses --size ("full", 0 or 10..27) and integers 0..max; 0 with a
+/* Parses --size ("full" -> 0, or 10..27) and integers 0..max; 0 with a
  * message if bad (circuits.c). */
 int cli_parse_size(const char *arg, unsigned *out);
 int cli_parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out);
+
+/* Opens built-in circuit id at size (0 full); unless quiet, says when the
+ * size is below the circuit's smallest form and what it became. 0 with a
+ * message on failure. (circuits.c) */
+struct cuzk_circuit;
+int cli_circuit_open(struct cuzk_circuit **ci, const char *id, unsigned size, int quiet);
 
 /* One partition's witness of a built-in circuit (circuits.h): from an
  * inputs JSON file, or derived from seed and partition when inputs is
  * NULL. (circuits.c) */
 typedef struct {
     const char *id;   /* --circuit */
-    unsigned size;    /* --size: 0 full, else 10..27 */
+    unsigned size;    /* --size: 0 full ("full"), else 10..27 */
     const char *inputs;
     uint64_t seed, partition;
 } cli_circuit_job;

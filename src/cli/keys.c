@@ -40,10 +40,7 @@ static int circuit_record(setup_circuit *c, const char *id, unsigned size, int q
     char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci;
     cuzk_cs_shape sh;
-    if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
-        cli_fail("--circuit", err);
-        return 0;
-    }
+    if (!cli_circuit_open(&ci, id, size, quiet)) return 0;
     if (!quiet)
         fprintf(stderr, "setup: recording %s (~%llu constraints)...\n", id,
                 (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
