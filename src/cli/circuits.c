@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <cuzk/circuits.h>
 #include <cuzk/pce.h>
@@ -263,6 +265,7 @@ int cmd_compile(int argc, char **argv)
     if (id) {
         if (!cli_circuit_open(&ci, id, size, quiet)) goto out;
         const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        if (!size && !cli_full_size_plan(in, "compile", outs, 1, 0, 0)) goto out;
         if (!quiet)
             fprintf(stderr, "recording %s (~%llu constraints a partition)...\n", id,
                     (unsigned long long)in->n_constraints);
@@ -527,4 +530,58 @@ out:
     free(img);
     free(wit.w);
     return rc;
+}
+
+/* ------------------------------------------------- full-size resources -- */
+
+/* Free bytes where output path will be written; UINT64_MAX when that is a
+ * device or FIFO (no file is made) or cannot be told. */
+static uint64_t free_bytes(const char *path)
+{
+    char *t = cuzk_out_target(path);
+    struct stat st;
+    struct statvfs fs;
+    uint64_t n = UINT64_MAX;
+    if (!t) return n;
+    if (stat(t, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(t);
+        return n;
+    }
+    char *slash = strrchr(t, '/');
+    if (slash) slash[1] = 0;
+    if (statvfs(slash ? t : ".", &fs) == 0) n = (uint64_t)fs.f_bavail * fs.f_frsize;
+    free(t);
+    return n;
+}
+
+int cli_full_size_plan(const cuzk_circuit_info *in, const char *cmd, const cli_path *outs,
+                       size_t n_outs, int key, int matrices)
+{
+    /* Measured (circuits.h): porep-32g records ~85 bytes and ~5.5 terms a
+     * constraint (11 GB, 722 M terms for 130 M); the Poseidon circuits
+     * ~287 bytes and ~29 terms (wpost-32g, 2^20..2^22). Compiling peaks at
+     * ~1.3 times the recording; a PCE takes ~4.5 bytes a term. */
+    int porep = !strcmp(in->id, "porep-32g");
+    double n = (double)in->n_constraints, per = porep ? 85 : 287, terms = (porep ? 5.5 : 29) * n;
+    double rec = per * n, domain = 2;
+    while (domain < n + in->n_inputs) domain *= 2;
+    /* A key holds A, L, H (G1, 96 bytes a point) at least, plus B over its
+     * density (unknown before setup: not counted) and 8 bytes a term of
+     * matrices. */
+    double out = key ? 96 * (2 * n + domain) + (matrices ? 8 * terms : 0) : 4.5 * terms;
+    double mem = key ? rec + out : 1.3 * rec;
+    fprintf(stderr, "%s: %s at full size (~%.0f M constraints a partition) needs ~%.1f GB of "
+            "memory and %s%.1f GB of disk for each output\n", cmd, in->id, n / 1e6, mem / 1e9,
+            key ? "at least " : "~", out / 1e9);
+    for (size_t i = 0; i < n_outs; i++) {
+        if (!outs[i].path) continue;
+        uint64_t f = free_bytes(outs[i].path);
+        if (f != UINT64_MAX && (double)f < out) {
+            fprintf(stderr, "cuzk: %s: %s %s: its file system has %.1f GB free, the output "
+                    "needs %s%.1f GB\n", cmd, outs[i].flag, outs[i].path, f / 1e9,
+                    key ? "at least " : "~", out / 1e9);
+            return 0;
+        }
+    }
+    return 1;
 }

@@ -7,6 +7,7 @@
 #ifndef CUZK_CLI_H
 #define CUZK_CLI_H
 
+#include <cuzk/circuits.h>
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 #include <cuzk/r1cs.h>
@@ -46,8 +47,15 @@ int cli_parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out
 /* Opens built-in circuit id at size (0 full); unless quiet, says when the
  * size is below the circuit's smallest form and what it became. 0 with a
  * message on failure. (circuits.c) */
-struct cuzk_circuit;
-int cli_circuit_open(struct cuzk_circuit **ci, const char *id, unsigned size, int quiet);
+int cli_circuit_open(cuzk_circuit **ci, const char *id, unsigned size, int quiet);
+
+/* Before a full-size built-in circuit is recorded (cmd "compile", or
+ * "setup" with key set): says the memory and disk it will need, and
+ * refuses (0, with a message) when an output's file system has less free
+ * space than that output needs. matrices: the key keeps its matrices.
+ * (circuits.c) */
+int cli_full_size_plan(const cuzk_circuit_info *in, const char *cmd, const cli_path *outs,
+                       size_t n_outs, int key, int matrices);
 
 /* One partition's witness of a built-in circuit (circuits.h): from an
  * inputs JSON file, or derived from seed and partition when inputs is

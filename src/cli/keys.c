@@ -35,12 +35,18 @@ typedef struct {
 } setup_circuit;
 
 /* A built-in circuit (circuits.h), recorded: one partition's constraints. */
-static int circuit_record(setup_circuit *c, const char *id, unsigned size, int quiet)
+static int circuit_record(setup_circuit *c, const char *id, unsigned size, int quiet,
+                          const cli_path *outs, size_t n_outs, int matrices)
 {
     char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci;
     cuzk_cs_shape sh;
     if (!cli_circuit_open(&ci, id, size, quiet)) return 0;
+    if (!size && !cli_full_size_plan(cuzk_circuit_describe(ci), "setup", outs, n_outs, 1,
+                                     matrices)) {
+        cuzk_circuit_close(ci);
+        return 0;
+    }
     if (!quiet)
         fprintf(stderr, "setup: recording %s (~%llu constraints)...\n", id,
                 (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
@@ -62,14 +68,14 @@ static int circuit_record(setup_circuit *c, const char *id, unsigned size, int q
 /* The one place a circuit comes from: a .r1cs file or a built-in circuit
  * id at a size. 0 on failure (reported). */
 static int circuit_load(setup_circuit *c, const char *r1cs_path, const char *id, unsigned size,
-                        int quiet)
+                        int quiet, const cli_path *outs, size_t n_outs, int matrices)
 {
     memset(c, 0, sizeof *c);
     if (!r1cs_path == !id) {
         cli_fail("setup", "give the circuit: --r1cs C.r1cs or --circuit ID (one of them)");
         return 0;
     }
-    if (id) return circuit_record(c, id, size, quiet);
+    if (id) return circuit_record(c, id, size, quiet, outs, n_outs, matrices);
     char err[CUZK_ERRMSG_LEN];
     cuzk_blob b = {0};
     cuzk_r1cs r;
@@ -219,7 +225,8 @@ int cmd_setup(int argc, char **argv)
     if (!cli_check_paths("setup", ins, 1, outs, 4)) return EXIT_UNUSABLE;
 
     setup_circuit circ;
-    if (!circuit_load(&circ, r1cs, id, size, quiet)) return EXIT_UNUSABLE;
+    if (!circuit_load(&circ, r1cs, id, size, quiet, outs, 4, !no_matrices))
+        return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     cuzk_groth16_pk pk = {0};
