@@ -182,7 +182,7 @@ int cmd_circuits(int argc, char **argv)
     static const struct option opts[] = {{"size", required_argument, 0, 's'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 's') {
             if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
         } else if (c == 'h') {
@@ -227,7 +227,7 @@ int cmd_compile(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': id = optarg; break;
         case 's':
@@ -326,7 +326,10 @@ static int info_pce(const char *path)
 {
     char err[CUZK_ERRMSG_LEN];
     cuzk_pce p = {0};
-    if (cuzk_pce_load(&p, path, 0, 0, err) != CUZK_OK) return cli_fail(path, err);
+    if (cuzk_pce_load(&p, path, 0, 0, err) != CUZK_OK) { /* err names the file */
+        fprintf(stderr, "cuzk: %s\n", err);
+        return EXIT_UNUSABLE;
+    }
     const char *mn[3] = {"A", "B", "C"};
     printf("%s: PCE v%u, %.1f MB\n", path, CUZK_PCE_VERSION, p.image_size / 1e6);
     printf("  constraints    %llu%s\n", (unsigned long long)p.n_rows,
@@ -385,7 +388,8 @@ static int info_key(const char *path)
 int cmd_info(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-') {
-        FILE *f = argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr;
+        int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+        FILE *f = help ? stdout : stderr;
         fprintf(f, "usage: cuzk info FILE\n  Describes a .pce, .cuzk, .r1cs, .zkey, .wtns or "
                    ".params file\n  (a .cuzk key is checked in full: checksums and points).\n");
         return f == stdout ? 0 : EXIT_UNUSABLE;
@@ -471,7 +475,7 @@ int cmd_witness(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': id = optarg; break;
         case 's':

@@ -11,7 +11,7 @@
 
 enum { BLOB_NONE = 0, BLOB_MMAP = 1, BLOB_MALLOC = 2 };
 
-static const uint8_t empty_file[1];
+static const uint64_t empty_file[1]; /* aligned like a mapping */
 
 cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err)
 {
@@ -32,7 +32,7 @@ cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err)
     }
     if (st.st_size == 0) {
         close(fd);
-        b->data = empty_file;
+        b->data = (const uint8_t *)empty_file;
         return CUZK_OK;
     }
     if ((uint64_t)st.st_size > SIZE_MAX) {

@@ -366,10 +366,11 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     if (!kf) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
     memset(kf, 0, sizeof *kf);
     if (!data && size) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    /* Before the alignment: an empty file's buffer is anything. */
+    if (size == 0) return kfail(err, CUZK_ERR_TRUNCATED, "empty file");
     if ((uintptr_t)data % 8)
         return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "the buffer is not 8-byte aligned");
     if (nthreads == 0) nthreads = cuzk_ncores();
-    if (size == 0) return kfail(err, CUZK_ERR_TRUNCATED, "empty file");
     size_t mg = size < 8 ? size : 8;
     if (memcmp(data, KEY_MAGIC, mg) != 0)
         return kfail(err, CUZK_ERR_BAD_ENCODING, "not a cuzk key file (bad magic)");
