@@ -40,6 +40,7 @@ run: build
 	    --proof $(BUILD)/example-proof.json --public $(BUILD)/example-public.json
 	$(BUILD)/cuzk verify --vk examples/vk.json \
 	    --proof $(BUILD)/example-proof.json --public $(BUILD)/example-public.json
+	@echo "proof: $(BUILD)/example-proof.json, public inputs: $(BUILD)/example-public.json"
 
 test: build
 	ctest --test-dir $(BUILD) -L cpu --output-on-failure -j $(JOBS)

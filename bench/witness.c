@@ -72,7 +72,9 @@ static int run(const char *id, unsigned size, unsigned threads, int runs, int re
         goto out;
     double t1 = best_witness(c, js, &cs, 1, runs), tt = best_witness(c, js, &cs, threads, runs);
     if (t1 < 0 || tt < 0) goto out;
-    printf("%-12s 2^%-4u %11.0f %9.1f %8.2f %10.1f %10.1f %10.1f", id, size ? size : 0, n,
+    char sz[8];
+    snprintf(sz, sizeof sz, size ? "2^%u" : "full", size);
+    printf("%-12s %-6s %11.0f %9.1f %8.2f %10.1f %10.1f %10.1f", id, sz, n,
            rec_ms, bpn, n / t1 * 1e3, n / tt * 1e3, tt / 1e6);
     if (record) {
         abc = malloc(3 * p.n_rows * sizeof *abc);
@@ -111,16 +113,23 @@ int bench_witness(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--circuit") && v) id = argv[++i];
         else if (!strcmp(a, "--size") && v && n_sizes < 16) {
-            sizes[n_sizes++] = strcmp(v, "full") ? (unsigned)atoi(v) : 0;
+            /* full or 10..27, as the tool: 0 would silently be full size */
+            int lg = strcmp(v, "full") ? atoi(v) : 0;
+            if (strcmp(v, "full") && (lg < 10 || lg > 27)) {
+                fprintf(stderr, "cuzk-bench witness: --size expects full or 10..27\n");
+                return 2;
+            }
+            sizes[n_sizes++] = (unsigned)lg;
             i++;
         } else if (!strcmp(a, "--threads") && v) threads = (unsigned)atoi(argv[++i]);
         else if (!strcmp(a, "--runs") && v) runs = atoi(argv[++i]);
         else if (!strcmp(a, "--no-record")) record = 0;
         else {
-            fprintf(a && !strcmp(a, "--help") ? stdout : stderr,
+            int help = !strcmp(a, "--help") || !strcmp(a, "-h");
+            fprintf(help ? stdout : stderr,
                     "usage: cuzk-bench witness [--circuit ID|all] [--size N|full]... "
                     "[--threads T] [--runs R] [--no-record]\n");
-            return strcmp(a, "--help") ? 2 : 0;
+            return help ? 0 : 2;
         }
     }
     if (!n_sizes) sizes[n_sizes++] = 18, sizes[n_sizes++] = 20;

@@ -102,7 +102,38 @@ cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err);
 cuzk_status cuzk_blob_read(cuzk_blob *b, const char *path, char *err);
 /* Unmaps or frees; leaves b zeroed. Safe on a zeroed blob. */
 void cuzk_blob_release(cuzk_blob *b);
-/* Writes len bytes to path atomically: to "path.tmp.<pid>", then rename. */
+/* An output file being written (src/formats/outfile.c); every cuzk writer
+ * goes through it. cuzk_out_open follows symlinks: the target is written,
+ * the link kept. A path that exists and is not a regular file (a device, a
+ * FIFO: /dev/null, /dev/stdout) is opened and written in place, never
+ * renamed over. Otherwise the bytes go to a temporary "target.tmp.<pid>"
+ * in the target's directory, fsync'd and renamed over the target by
+ * cuzk_out_close (keeping an existing file's permissions): after a crash
+ * the path holds the old or the new content, never half of it. A directory
+ * or a socket is refused (CUZK_ERR_IO). Messages name the path given. */
+typedef struct {
+    int fd;          /* -1 when closed */
+    int in_place;    /* written straight into path (not a regular file) */
+    char *path;      /* the path given; owned copy */
+    char *target;    /* path with its symlinks followed; owned */
+    char *tmp;       /* the temporary (NULL in place); owned */
+} cuzk_out;
+
+cuzk_status cuzk_out_open(cuzk_out *o, const char *path, char *err);
+/* Writes all of data; on failure o stays open (cuzk_out_abort it). */
+cuzk_status cuzk_out_write(cuzk_out *o, const void *data, size_t len, char *err);
+/* fsync, close and rename into place (in place: close). Releases o in every
+ * case; on failure the temporary is removed and the target untouched. */
+cuzk_status cuzk_out_close(cuzk_out *o, char *err);
+/* Gives up: closes, removes the temporary, releases o. Safe on a zeroed or
+ * released o (fd 0 is never ours: cuzk_out_open sets fd). */
+void cuzk_out_abort(cuzk_out *o);
+/* path with its symlinks followed, also a dangling one (the file writing
+ * would create): what cuzk_out_open writes. malloc'd (free()); NULL with
+ * errno set on failure (ELOOP, ENOMEM, ...). */
+char *cuzk_out_target(const char *path);
+
+/* Writes len bytes to path through cuzk_out (atomic for a regular file). */
 cuzk_status cuzk_file_write(const char *path, const void *data, size_t len, char *err);
 
 /* ------------------------------------------------- iden3 container §6 -- */
@@ -395,9 +426,9 @@ cuzk_status cuzk_public_to_json(char **out, const cuzk_fr *vals, size_t n, char 
  * write anything: bad sizes, counts, indices or identity header points give
  * CUZK_ERR_INVALID_ARGUMENT with a message; NULL arguments give
  * CUZK_ERR_INVALID_ARGUMENT; a path that cannot be written gives CUZK_ERR_IO
- * (message: the path and the system error). Path variants write atomically:
- * to "path.tmp.<pid>", fsync, rename; on failure the temporary is removed
- * and path is untouched. Bulk points are written as given (not checked). */
+ * (message: the path and the system error). Path variants write through
+ * cuzk_out (above): atomically for a regular file, in place for a device or
+ * FIFO; on failure the temporary is removed and path is untouched. Bulk points are written as given (not checked). */
 
 /* .r1cs (formats.md §7), version 1, sections in circom's order 2, 1, 3:
  *   2  every constraint (A, B, C), terms in the order of r's rows,

@@ -11,13 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <cuzk/circuits.h>
 #include <cuzk/pce.h>
 
 #include "cli.h"
 
-/* --size: "full", 0, or 10..27 (log2 of the constraints a partition). */
+/* --size: "full" or 10..27 (log2 of the constraints of a partition). 0 is
+ * refused: it would read as "tiny" but meant the full, 130 M-constraint
+ * circuit. */
 int cli_parse_size(const char *arg, unsigned *out)
 {
     if (!strcmp(arg, "full")) {
@@ -26,11 +30,29 @@ int cli_parse_size(const char *arg, unsigned *out)
     }
     char *end;
     unsigned long v = strtoul(arg, &end, 10);
-    if (!*arg || *end || arg[0] == '-' || (v != 0 && (v < 10 || v > 27))) {
-        cli_fail("--size", "expects full, 0 or a log2 size 10..27");
+    if (!*arg || *end || arg[0] == '-' || v < 10 || v > 27) {
+        cli_fail("--size", "expects full (the real size) or 10..27 (log2 of the constraints "
+                           "of a partition)");
         return 0;
     }
     *out = (unsigned)v;
+    return 1;
+}
+
+int cli_circuit_open(cuzk_circuit **ci, const char *id, unsigned size, int quiet)
+{
+    char err[CUZK_ERRMSG_LEN];
+    if (cuzk_circuit_open(ci, id, size, err) != CUZK_OK) {
+        cli_fail("--circuit", err);
+        return 0;
+    }
+    const cuzk_circuit_info *in = cuzk_circuit_describe(*ci);
+    /* A circuit cannot shrink below its smallest structure (circuits.h):
+     * say what the size became rather than let 2^10 silently be 2^16. */
+    if (!quiet && size && in->n_constraints > ((uint64_t)3 << size) / 2)
+        fprintf(stderr, "note: %s cannot be as small as 2^%u constraints: --size %u gives its "
+                "smallest form, ~%llu constraints\n", id, size, size,
+                (unsigned long long)in->n_constraints);
     return 1;
 }
 
@@ -58,10 +80,7 @@ int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
     cuzk_blob b = {0};
     cuzk_cs cs = {0};
     size_t len = 0;
-    if (cuzk_circuit_open(&ci, job->id, job->size, err) != CUZK_OK) {
-        cli_fail("--circuit", err);
-        goto out;
-    }
+    if (!cli_circuit_open(&ci, job->id, job->size, quiet)) goto out;
     const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
     if (job->inputs) {
         if (!cli_read_file(&b, job->inputs)) goto out;
@@ -140,18 +159,38 @@ int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_
     return 1;
 }
 
+/* What a circuit is at a scaled size: its structure's numbers (the `what`
+ * line describes the full-size circuit). buf holds 256 bytes. */
+static void scaled_what(char *buf, const cuzk_circuit_info *in)
+{
+    const struct {
+        const char *name;
+        unsigned v;
+    } f[] = {{"sectors", in->sectors},         {"challenges", in->challenges},
+             {"layers", in->layers},           {"label bytes", in->label_bytes},
+             {"parents", in->parents},         {"SHA-256 tree depth", in->sha_depth},
+             {"Poseidon tree depth", in->poseidon_depth}};
+    size_t k = (size_t)snprintf(buf, 256, "at 2^%u:", in->log_size);
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && k < 200; i++)
+        if (f[i].v) k += (size_t)snprintf(buf + k, 256 - k, " %u %s,", f[i].v, f[i].name);
+    buf[k - 1] = 0; /* the last comma, or the colon when nothing was named */
+}
+
 int cmd_circuits(int argc, char **argv)
 {
     unsigned size = 0;
     static const struct option opts[] = {{"size", required_argument, 0, 's'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 's') {
             if (!cli_parse_size(optarg, &size)) return EXIT_UNUSABLE;
         } else if (c == 'h') {
-            printf("usage: cuzk circuits [--size N]\n  Lists the built-in circuits (synthetic "
-                   "Filecoin-shaped workloads) at full size or 2^N.\n");
+            printf("usage: cuzk circuits [--size full|N]\n"
+                   "  Lists the built-in circuits (synthetic Filecoin-shaped workloads) at\n"
+                   "  their real size (full, the default) or scaled to about 2^N constraints\n"
+                   "  a partition (N = 10..27), with the structure they have at that size.\n"
+                   "  A circuit smaller than its smallest form keeps that form.\n");
             return 0;
         } else {
             return EXIT_UNUSABLE;
@@ -166,8 +205,11 @@ int cmd_circuits(int argc, char **argv)
         if (cuzk_circuit_open(&ci, cuzk_circuit_id(i), size, err) != CUZK_OK)
             return cli_fail("circuits", err);
         const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        char what[256];
+        if (size) scaled_what(what, in);
         printf("%-12s %10u %15llu %9u %11u  %s\n", in->id, in->partitions,
-               (unsigned long long)in->n_constraints, in->n_inputs, in->challenges, in->what);
+               (unsigned long long)in->n_constraints, in->n_inputs, in->challenges,
+               size ? what : in->what);
         cuzk_circuit_close(ci);
     }
     printf("(constraint counts are estimates; `cuzk compile` records the exact ones)\n");
@@ -185,7 +227,7 @@ int cmd_compile(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': id = optarg; break;
         case 's':
@@ -210,6 +252,8 @@ int cmd_compile(int argc, char **argv)
     if (optind < argc) return cli_fail("compile", "unexpected argument (see --help)");
     if (!id == !r1cs_path) return cli_fail("compile", "give exactly one of --circuit and --r1cs");
     if (!out) return cli_fail("compile", "--out is required");
+    const cli_path ins[] = {{"--r1cs", r1cs_path}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("compile", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci = NULL;
@@ -219,11 +263,9 @@ int cmd_compile(int argc, char **argv)
     cuzk_pce p = {0};
     double t0 = cli_now_ms();
     if (id) {
-        if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
-            cli_fail("--circuit", err);
-            goto out;
-        }
+        if (!cli_circuit_open(&ci, id, size, quiet)) goto out;
         const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+        if (!size && !cli_full_size_plan(in, "compile", outs, 1, 0, 0)) goto out;
         if (!quiet)
             fprintf(stderr, "recording %s (~%llu constraints a partition)...\n", id,
                     (unsigned long long)in->n_constraints);
@@ -284,7 +326,10 @@ static int info_pce(const char *path)
 {
     char err[CUZK_ERRMSG_LEN];
     cuzk_pce p = {0};
-    if (cuzk_pce_load(&p, path, 0, 0, err) != CUZK_OK) return cli_fail(path, err);
+    if (cuzk_pce_load(&p, path, 0, 0, err) != CUZK_OK) { /* err names the file */
+        fprintf(stderr, "cuzk: %s\n", err);
+        return EXIT_UNUSABLE;
+    }
     const char *mn[3] = {"A", "B", "C"};
     printf("%s: PCE v%u, %.1f MB\n", path, CUZK_PCE_VERSION, p.image_size / 1e6);
     printf("  constraints    %llu%s\n", (unsigned long long)p.n_rows,
@@ -343,7 +388,8 @@ static int info_key(const char *path)
 int cmd_info(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-') {
-        FILE *f = argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr;
+        int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+        FILE *f = help ? stdout : stderr;
         fprintf(f, "usage: cuzk info FILE\n  Describes a .pce, .cuzk, .r1cs, .zkey, .wtns or "
                    ".params file\n  (a .cuzk key is checked in full: checksums and points).\n");
         return f == stdout ? 0 : EXIT_UNUSABLE;
@@ -429,7 +475,7 @@ int cmd_witness(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': id = optarg; break;
         case 's':
@@ -461,6 +507,8 @@ int cmd_witness(int argc, char **argv)
     if (optind < argc) return cli_fail("witness", "unexpected argument (see --help)");
     if (!id || !out) return cli_fail("witness", "--circuit and --out are required");
     if (!inputs == !have_seed) return cli_fail("witness", "give exactly one of --inputs and --seed");
+    const cli_path ins[] = {{"--inputs", inputs}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("witness", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     uint8_t *img = NULL;
@@ -486,4 +534,58 @@ out:
     free(img);
     free(wit.w);
     return rc;
+}
+
+/* ------------------------------------------------- full-size resources -- */
+
+/* Free bytes where output path will be written; UINT64_MAX when that is a
+ * device or FIFO (no file is made) or cannot be told. */
+static uint64_t free_bytes(const char *path)
+{
+    char *t = cuzk_out_target(path);
+    struct stat st;
+    struct statvfs fs;
+    uint64_t n = UINT64_MAX;
+    if (!t) return n;
+    if (stat(t, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(t);
+        return n;
+    }
+    char *slash = strrchr(t, '/');
+    if (slash) slash[1] = 0;
+    if (statvfs(slash ? t : ".", &fs) == 0) n = (uint64_t)fs.f_bavail * fs.f_frsize;
+    free(t);
+    return n;
+}
+
+int cli_full_size_plan(const cuzk_circuit_info *in, const char *cmd, const cli_path *outs,
+                       size_t n_outs, int key, int matrices)
+{
+    /* Measured (circuits.h): porep-32g records ~85 bytes and ~5.5 terms a
+     * constraint (11 GB, 722 M terms for 130 M); the Poseidon circuits
+     * ~287 bytes and ~29 terms (wpost-32g, 2^20..2^22). Compiling peaks at
+     * ~1.3 times the recording; a PCE takes ~4.5 bytes a term. */
+    int porep = !strcmp(in->id, "porep-32g");
+    double n = (double)in->n_constraints, per = porep ? 85 : 287, terms = (porep ? 5.5 : 29) * n;
+    double rec = per * n, domain = 2;
+    while (domain < n + in->n_inputs) domain *= 2;
+    /* A key holds A, L, H (G1, 96 bytes a point) at least, plus B over its
+     * density (unknown before setup: not counted) and 8 bytes a term of
+     * matrices. */
+    double out = key ? 96 * (2 * n + domain) + (matrices ? 8 * terms : 0) : 4.5 * terms;
+    double mem = key ? rec + out : 1.3 * rec;
+    fprintf(stderr, "%s: %s at full size (~%.0f M constraints a partition) needs ~%.1f GB of "
+            "memory and %s%.1f GB of disk for each output\n", cmd, in->id, n / 1e6, mem / 1e9,
+            key ? "at least " : "~", out / 1e9);
+    for (size_t i = 0; i < n_outs; i++) {
+        if (!outs[i].path) continue;
+        uint64_t f = free_bytes(outs[i].path);
+        if (f != UINT64_MAX && (double)f < out) {
+            fprintf(stderr, "cuzk: %s: %s %s: its file system has %.1f GB free, the output "
+                    "needs %s%.1f GB\n", cmd, outs[i].flag, outs[i].path, f / 1e9,
+                    key ? "at least " : "~", out / 1e9);
+            return 0;
+        }
+    }
+    return 1;
 }

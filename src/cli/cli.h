@@ -7,6 +7,7 @@
 #ifndef CUZK_CLI_H
 #define CUZK_CLI_H
 
+#include <cuzk/circuits.h>
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 #include <cuzk/r1cs.h>
@@ -20,20 +21,48 @@ double cli_now_ms(void);
 int cli_fail(const char *what, const char *detail);
 /* Reads a whole file into b; on failure prints the reason and returns 0. */
 int cli_read_file(cuzk_blob *b, const char *path);
+/* A file a command names: its flag ("--proof") and path (NULL: not given). */
+typedef struct {
+    const char *flag;
+    const char *path;
+} cli_path;
+
+/* Checks a command's outputs before it does any work, so that no input is
+ * lost: refuses an output that is the same file as an input (device and
+ * inode, symlinks followed) or as another output, an output that is a
+ * directory or a socket, and one whose directory does not exist. Devices
+ * and FIFOs (/dev/null, /dev/stdout) are written in place and never
+ * conflict. 1 if the outputs can be written; else prints a line naming
+ * both flags and returns 0 (exit EXIT_UNUSABLE). */
+int cli_check_paths(const char *cmd, const cli_path *in, size_t n_in, const cli_path *out,
+                    size_t n_out);
 /* Parses a --threads value (0..1024) into *out; 0 with a message if bad. */
 int cli_parse_threads(const char *arg, unsigned *out);
 
-/* Parses --size ("full", 0 or 10..27) and integers 0..max; 0 with a
+/* Parses --size ("full" -> 0, or 10..27) and integers 0..max; 0 with a
  * message if bad (circuits.c). */
 int cli_parse_size(const char *arg, unsigned *out);
 int cli_parse_u64(const char *what, const char *arg, uint64_t max, uint64_t *out);
+
+/* Opens built-in circuit id at size (0 full); unless quiet, says when the
+ * size is below the circuit's smallest form and what it became. 0 with a
+ * message on failure. (circuits.c) */
+int cli_circuit_open(cuzk_circuit **ci, const char *id, unsigned size, int quiet);
+
+/* Before a full-size built-in circuit is recorded (cmd "compile", or
+ * "setup" with key set): says the memory and disk it will need, and
+ * refuses (0, with a message) when an output's file system has less free
+ * space than that output needs. matrices: the key keeps its matrices.
+ * (circuits.c) */
+int cli_full_size_plan(const cuzk_circuit_info *in, const char *cmd, const cli_path *outs,
+                       size_t n_outs, int key, int matrices);
 
 /* One partition's witness of a built-in circuit (circuits.h): from an
  * inputs JSON file, or derived from seed and partition when inputs is
  * NULL. (circuits.c) */
 typedef struct {
     const char *id;   /* --circuit */
-    unsigned size;    /* --size: 0 full, else 10..27 */
+    unsigned size;    /* --size: 0 full ("full"), else 10..27 */
     const char *inputs;
     uint64_t seed, partition;
 } cli_circuit_job;

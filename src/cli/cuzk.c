@@ -6,7 +6,7 @@
  *                | --seed S [--partition P]))
  *               --proof OUT [--public public.json] [--pce C.pce]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
- *   cuzk verify --vk vk.json --proof proof.json --public public.json
+ *   cuzk verify --vk VK --proof PROOF --public public.json [--format json|filecoin]
  *
  * Exit status: 0 success (verify: valid), 1 verify: invalid proof,
  * 2 unusable input or failure, with a one-line reason on stderr. */
@@ -21,45 +21,59 @@
 
 #include "cli.h"
 
+/* The overview: every command in a line or two (`cuzk --help`). */
 static int usage(FILE *f, int status)
 {
     fprintf(f,
-            "usage:\n"
-            "  cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]\n"
-            "             | --key key.cuzk)\n"
-            "             (--wtns W.wtns | --circuit ID [--size N] (--inputs in.json\n"
-            "              | --seed S [--partition P]))\n"
-            "             --proof OUT [--public OUT] [--pce C.pce]\n"
-            "             [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
-            "      Proves with a snarkjs Groth16 key, or a bellperson .params with the\n"
-            "      circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
-            "      written by `snarkjs zkey export bellman` (dense, snarkjs roots). The\n"
-            "      proof is checked against the key before it is written. With --r1cs the\n"
-            "      witness is first checked constraint by constraint. --format filecoin\n"
-            "      writes the 192-byte zcash-compressed proof instead of proof.json.\n"
-            "      --circuit computes the witness of a built-in circuit's partition on\n"
-            "      every core (see `cuzk witness`); the key must be made for that circuit\n"
-            "      and size (`cuzk setup --circuit ID --size N`).\n"
-            "      --pce evaluates A w, B w, C w from the circuit's compiled PCE (`cuzk\n"
-            "      compile`) instead of the key's matrices; a key written with\n"
-            "      `setup --no-matrices` needs it.\n"
-            "  cuzk verify --vk vk.json --proof proof.json --public public.json\n"
-            "      Exit 0: valid; 1: invalid; 2: unusable input.\n"
-            "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk] ...\n"
-            "      Groth16 setup (INSECURE: for tests and benchmarks); see setup --help.\n"
-            "  cuzk export-vk --key key.cuzk --out vk.json\n"
-            "      Writes a key's verifying key as a snarkjs vk.json (for cuzk verify).\n"
-            "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs) --out key.cuzk\n"
-            "      Converts a key into a .cuzk key file.\n"
-            "  cuzk circuits [--size N]\n"
-            "      Lists the built-in (synthetic, Filecoin-shaped) circuits.\n"
-            "  cuzk compile (--circuit ID [--size N] | --r1cs C.r1cs) --out C.pce\n"
-            "      Records a circuit and compiles it into a PCE file.\n"
-            "  cuzk info FILE\n"
-            "      Describes a .pce, .r1cs, .zkey, .wtns or .params file.\n"
-            "  cuzk witness --circuit ID [--size N] (--inputs in.json | --seed S\n"
-            "               [--partition P]) --out W.wtns\n"
-            "      Computes a built-in circuit's witness and writes it as .wtns.\n");
+            "usage: cuzk COMMAND [options]   (cuzk COMMAND --help: the command's options)\n"
+            "  prove      prove with a key and a witness (a .wtns or a built-in circuit's)\n"
+            "  verify     check a proof against a verifying key and public inputs\n"
+            "  setup      make an INSECURE test key for a .r1cs or a built-in circuit\n"
+            "  import     convert a .zkey or .params key into a .cuzk key file\n"
+            "  export-vk  write a .cuzk key's verifying key as a snarkjs vk.json\n"
+            "  circuits   list the built-in (Filecoin-shaped) circuits\n"
+            "  compile    compile a circuit into a PCE file\n"
+            "  info       describe a .pce, .cuzk, .r1cs, .zkey, .wtns or .params file\n"
+            "  witness    compute a built-in circuit's witness as a .wtns\n"
+            "Sizes (--size): full, the real size, or N = 10..27 for about 2^N constraints a\n"
+            "partition. Exit status: 0 success (verify: valid), 1 verify: invalid proof,\n"
+            "2 unusable input or failure, with a one-line reason on stderr. No command\n"
+            "writes over one of its inputs; a regular output is replaced atomically, a\n"
+            "device or FIFO (/dev/stdout) written in place, a symlink's target replaced.\n");
+    return status;
+}
+
+static int usage_prove(FILE *f, int status)
+{
+    fprintf(f,
+            "usage: cuzk prove (--zkey K.zkey | --params P.params --r1cs C.r1cs [--snarkjs-export]\n"
+            "                  | --key key.cuzk)\n"
+            "                  (--wtns W.wtns | --circuit ID [--size full|N] (--inputs in.json\n"
+            "                   | --seed S [--partition P]))\n"
+            "                  --proof OUT [--public OUT] [--pce C.pce]\n"
+            "                  [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
+            "  Proves with a snarkjs Groth16 key, a .cuzk key file, or a bellperson .params\n"
+            "  with the circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
+            "  written by `snarkjs zkey export bellman` (dense, snarkjs roots). The proof\n"
+            "  is checked against the key before it is written. With --r1cs the witness is\n"
+            "  first checked constraint by constraint. --format filecoin writes the 192-byte\n"
+            "  zcash-compressed proof instead of proof.json (--public then optional).\n"
+            "  --circuit computes the witness of a built-in circuit's partition on every\n"
+            "  core (see `cuzk witness`); the key must be made for that circuit and size\n"
+            "  (`cuzk setup --circuit ID --size N`). --pce evaluates A w, B w, C w from the\n"
+            "  circuit's compiled PCE (`cuzk compile`) instead of the key's matrices; a key\n"
+            "  written with `setup --no-matrices` needs it. OUT may be /dev/stdout.\n");
+    return status;
+}
+
+static int usage_verify(FILE *f, int status)
+{
+    fprintf(f,
+            "usage: cuzk verify --vk VK --proof PROOF --public public.json [--format json|filecoin]\n"
+            "  Checks a Groth16 proof. VK: a snarkjs vk.json or a bellperson .vk; PROOF: a\n"
+            "  snarkjs proof.json or the 192-byte Filecoin proof of `prove --format\n"
+            "  filecoin` (told apart by content unless --format says).\n"
+            "  Exit 0: valid; 1: invalid; 2: unusable input.\n");
     return status;
 }
 
@@ -83,7 +97,7 @@ int cmd_prove(int argc, char **argv)
         {"pce", required_argument, 0, 'C'},    {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'z': zkey = optarg; break;
         case 'P': params = optarg; break;
@@ -114,8 +128,8 @@ int cmd_prove(int argc, char **argv)
                 return EXIT_UNUSABLE;
             have_part = 1;
             break;
-        case 'h': return usage(stdout, 0);
-        default: return usage(stderr, EXIT_UNUSABLE);
+        case 'h': return usage_prove(stdout, 0);
+        default: return usage_prove(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("prove", "unexpected argument (see --help)");
@@ -134,6 +148,11 @@ int cmd_prove(int argc, char **argv)
     int filecoin = !strcmp(format, "filecoin");
     if (!filecoin && strcmp(format, "json")) return cli_fail("--format", "expects json or filecoin");
     if (!filecoin && !public_out) return cli_fail("prove", "--public is required with --format json");
+    const cli_path ins[] = {{"--zkey", zkey}, {"--params", params}, {"--key", keyfile},
+                            {"--wtns", wtns}, {"--r1cs", r1cs}, {"--pce", pce_path},
+                            {"--inputs", job.inputs}};
+    const cli_path outs[] = {{"--proof", proof_out}, {"--public", public_out}};
+    if (!cli_check_paths("prove", ins, 7, outs, 2)) return EXIT_UNUSABLE;
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
@@ -323,27 +342,40 @@ out:
     return rc;
 }
 
+/* 1 if a file's first non-blank byte is '{': JSON, not a binary format. */
+static int looks_json(const cuzk_blob *b)
+{
+    for (size_t i = 0; i < b->size; i++)
+        if (b->data[i] != ' ' && b->data[i] != '\n' && b->data[i] != '\r' && b->data[i] != '\t')
+            return b->data[i] == '{';
+    return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
-    const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL;
+    const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL, *format = NULL;
     static const struct option opts[] = {{"vk", required_argument, 0, 'v'},
                                          {"proof", required_argument, 0, 'p'},
                                          {"public", required_argument, 0, 'u'},
+                                         {"format", required_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'v': vk_path = optarg; break;
         case 'p': proof_path = optarg; break;
         case 'u': public_path = optarg; break;
-        case 'h': return usage(stdout, 0);
-        default: return usage(stderr, EXIT_UNUSABLE);
+        case 'f': format = optarg; break;
+        case 'h': return usage_verify(stdout, 0);
+        default: return usage_verify(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("verify", "unexpected argument (see --help)");
     if (!vk_path || !proof_path || !public_path)
         return cli_fail("verify", "--vk, --proof and --public are required (see --help)");
+    if (format && strcmp(format, "json") && strcmp(format, "filecoin"))
+        return cli_fail("--format", "expects json or filecoin");
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
@@ -354,11 +386,21 @@ int cmd_verify(int argc, char **argv)
     size_t n_pub = 0;
     if (!cli_read_file(&vb, vk_path) || !cli_read_file(&pb, proof_path) || !cli_read_file(&ub, public_path))
         goto out;
-    if (cuzk_vk_from_json(&vk, (const char *)vb.data, vb.size, err) != CUZK_OK) {
+    /* The vk: a snarkjs vk.json or a bellperson .vk, told apart by content;
+     * the proof likewise unless --format says (a 192-byte Filecoin proof is
+     * what `prove --format filecoin` writes). */
+    cuzk_status s = looks_json(&vb)
+                        ? cuzk_vk_from_json(&vk, (const char *)vb.data, vb.size, err)
+                        : cuzk_bp_vk_parse(&vk, vb.data, vb.size, NULL, err);
+    if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", vk_path, err);
         goto out;
     }
-    if (cuzk_proof_from_json(&proof, (const char *)pb.data, pb.size, err) != CUZK_OK) {
+    int filecoin = format ? !strcmp(format, "filecoin")
+                          : pb.size == CUZK_PROOF_BYTES && !looks_json(&pb);
+    s = filecoin ? cuzk_proofs_from_bytes(&proof, 1, pb.data, pb.size, err)
+                 : cuzk_proof_from_json(&proof, (const char *)pb.data, pb.size, err);
+    if (s != CUZK_OK) {
         fprintf(stderr, "cuzk: %s: %s\n", proof_path, err);
         goto out;
     }
@@ -367,11 +409,11 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     if (n_pub + 1 != vk.n_ic) {
-        fprintf(stderr, "cuzk: %s has %zu public inputs but the key expects %u\n", public_path,
-                n_pub, vk.n_ic - 1);
+        fprintf(stderr, "cuzk: %s has %zu public inputs but the key %s expects %u\n",
+                public_path, n_pub, vk_path, vk.n_ic - 1);
         goto out;
     }
-    cuzk_status s = cuzk_groth16_verify(&vk, &proof, pub, n_pub);
+    s = cuzk_groth16_verify(&vk, &proof, pub, n_pub);
     if (s == CUZK_OK) {
         printf("valid\n");
         rc = 0;

@@ -35,13 +35,16 @@ typedef struct {
 } setup_circuit;
 
 /* A built-in circuit (circuits.h), recorded: one partition's constraints. */
-static int circuit_record(setup_circuit *c, const char *id, unsigned size, int quiet)
+static int circuit_record(setup_circuit *c, const char *id, unsigned size, int quiet,
+                          const cli_path *outs, size_t n_outs, int matrices)
 {
     char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci;
     cuzk_cs_shape sh;
-    if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK) {
-        cli_fail("--circuit", err);
+    if (!cli_circuit_open(&ci, id, size, quiet)) return 0;
+    if (!size && !cli_full_size_plan(cuzk_circuit_describe(ci), "setup", outs, n_outs, 1,
+                                     matrices)) {
+        cuzk_circuit_close(ci);
         return 0;
     }
     if (!quiet)
@@ -65,14 +68,14 @@ static int circuit_record(setup_circuit *c, const char *id, unsigned size, int q
 /* The one place a circuit comes from: a .r1cs file or a built-in circuit
  * id at a size. 0 on failure (reported). */
 static int circuit_load(setup_circuit *c, const char *r1cs_path, const char *id, unsigned size,
-                        int quiet)
+                        int quiet, const cli_path *outs, size_t n_outs, int matrices)
 {
     memset(c, 0, sizeof *c);
     if (!r1cs_path == !id) {
         cli_fail("setup", "give the circuit: --r1cs C.r1cs or --circuit ID (one of them)");
         return 0;
     }
-    if (id) return circuit_record(c, id, size, quiet);
+    if (id) return circuit_record(c, id, size, quiet, outs, n_outs, matrices);
     char err[CUZK_ERRMSG_LEN];
     cuzk_blob b = {0};
     cuzk_r1cs r;
@@ -123,29 +126,44 @@ static void describe(const cuzk_groth16_pk *pk, const char *label)
            label ? label : "");
 }
 
-static int usage_keys(FILE *f, int status)
+static int usage_setup(FILE *f, int status)
 {
     fprintf(f,
-            "usage:\n"
-            "  cuzk setup (--r1cs C.r1cs | --circuit ID [--size N]) [--out key.cuzk]\n"
-            "             [--roots snarkjs|bellperson] [--zkey K.zkey]\n"
-            "             [--params P.params --vk V.vk] [--seed N] [--threads N]\n"
-            "             [--no-matrices] [--cpu] [--quiet]\n"
-            "      Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible)\n"
-            "      for a circom .r1cs or a built-in circuit's partition (`cuzk circuits`).\n"
-            "      INSECURE: for tests and benchmarks. Writes the key as a .cuzk key file,\n"
-            "      a snarkjs .zkey (snarkjs roots) and/or a bellperson .params + .vk\n"
-            "      (bellperson roots). --roots defaults to the convention of the outputs.\n"
-            "      --no-matrices leaves the constraint matrices out of the .cuzk file\n"
-            "      (a full-size circuit's PCE, `cuzk compile`, carries them in 4-5 B per\n"
-            "      non-zero). The multiplications run on GPU 0 if there is one (--cpu: not).\n"
-            "  cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
-            "              [--snarkjs-export]) --out key.cuzk [--pce C.pce] [--threads N]\n"
-            "              [--quiet]\n"
-            "      Converts a key into a .cuzk key file (checked: every point decoded);\n"
-            "      --pce also compiles its constraints into a PCE (cuzk prove --pce).\n"
-            "  cuzk export-vk --key key.cuzk --out vk.json\n"
-            "      Writes the key's verifying key as a snarkjs vk.json (cuzk verify --vk).\n");
+            "usage: cuzk setup (--r1cs C.r1cs | --circuit ID [--size full|N]) [--out key.cuzk]\n"
+            "                  [--roots snarkjs|bellperson] [--zkey K.zkey]\n"
+            "                  [--params P.params --vk V.vk] [--seed N] [--threads N]\n"
+            "                  [--no-matrices] [--cpu] [--quiet]\n"
+            "  Groth16 setup with fresh toxic waste (OS CSPRNG; --seed N: reproducible)\n"
+            "  for a circom .r1cs or a built-in circuit's partition (`cuzk circuits`;\n"
+            "  --size full, the default, or N = 10..27 for ~2^N constraints).\n"
+            "  INSECURE: for tests and benchmarks. Writes the key as a .cuzk key file,\n"
+            "  a snarkjs .zkey (snarkjs roots) and/or a bellperson .params + .vk\n"
+            "  (bellperson roots). --roots defaults to the convention of the outputs.\n"
+            "  --no-matrices leaves the constraint matrices out of the .cuzk file\n"
+            "  (a full-size circuit's PCE, `cuzk compile`, carries them in 4-5 B per\n"
+            "  non-zero). The multiplications run on GPU 0 if there is one (--cpu: not).\n"
+            "  At full size it first says the memory and disk it needs (a porep-32g key:\n"
+            "  ~47.5 GB) and refuses when an output's disk cannot hold it.\n");
+    return status;
+}
+
+static int usage_import(FILE *f, int status)
+{
+    fprintf(f,
+            "usage: cuzk import (--zkey K.zkey | --params P.params --r1cs C.r1cs\n"
+            "                   [--snarkjs-export]) --out key.cuzk [--pce C.pce] [--threads N]\n"
+            "                   [--quiet]\n"
+            "  Converts a key into a .cuzk key file (checked: every point decoded);\n"
+            "  --pce also compiles its constraints into a PCE (cuzk prove --pce).\n"
+            "  --snarkjs-export marks a .params written by `snarkjs zkey export bellman`.\n");
+    return status;
+}
+
+static int usage_export_vk(FILE *f, int status)
+{
+    fprintf(f,
+            "usage: cuzk export-vk --key key.cuzk --out vk.json\n"
+            "  Writes the key's verifying key as a snarkjs vk.json (cuzk verify --vk).\n");
     return status;
 }
 
@@ -170,7 +188,7 @@ int cmd_setup(int argc, char **argv)
         {0, 0, 0, 0}};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'r': r1cs = optarg; break;
         case 'c': id = optarg; break;
@@ -194,8 +212,8 @@ int cmd_setup(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'M': no_matrices = 1; break;
         case 'C': cpu = 1; break;
-        case 'h': return usage_keys(stdout, 0);
-        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        case 'h': return usage_setup(stdout, 0);
+        default: return usage_setup(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("setup", "unexpected argument (see --help)");
@@ -217,9 +235,13 @@ int cmd_setup(int argc, char **argv)
         return cli_fail("setup", "a .zkey needs --roots snarkjs");
     if (params && roots != CUZK_ROOTS_BELLPERSON)
         return cli_fail("setup", "a .params needs --roots bellperson");
+    const cli_path ins[] = {{"--r1cs", r1cs}};
+    const cli_path outs[] = {{"--out", out}, {"--zkey", zkey}, {"--params", params}, {"--vk", vk}};
+    if (!cli_check_paths("setup", ins, 1, outs, 4)) return EXIT_UNUSABLE;
 
     setup_circuit circ;
-    if (!circuit_load(&circ, r1cs, id, size, quiet)) return EXIT_UNUSABLE;
+    if (!circuit_load(&circ, r1cs, id, size, quiet, outs, 4, !no_matrices))
+        return EXIT_UNUSABLE;
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
     cuzk_groth16_pk pk = {0};
@@ -250,10 +272,15 @@ int cmd_setup(int argc, char **argv)
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
     }
+    if (zkey && !quiet)
+        fprintf(stderr, "setup: %8.1f s  wrote %s\n", (cli_now_ms() - ps.t0) / 1e3, zkey);
     if (params && cuzk_groth16_pk_write_params(params, vk, &pk, err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
     }
+    if (params && !quiet)
+        fprintf(stderr, "setup: %8.1f s  wrote %s and %s\n", (cli_now_ms() - ps.t0) / 1e3,
+                params, vk);
     if (!quiet) {
         uint64_t n = (uint64_t)pk.n_vars, pts = 2 * n + 2 * (uint64_t)pk.n_b +
                                                  ((uint64_t)1 << pk.log_domain);
@@ -319,7 +346,7 @@ int cmd_import(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'z': zkey = optarg; break;
         case 'P': params = optarg; break;
@@ -331,14 +358,17 @@ int cmd_import(int argc, char **argv)
             if (!cli_parse_threads(optarg, &threads)) return EXIT_UNUSABLE;
             break;
         case 'q': quiet = 1; break;
-        case 'h': return usage_keys(stdout, 0);
-        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        case 'h': return usage_import(stdout, 0);
+        default: return usage_import(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("import", "unexpected argument (see --help)");
     if (!zkey == !params) return cli_fail("import", "give exactly one key: --zkey or --params");
     if (params && !r1cs) return cli_fail("import", "--params needs the circuit: --r1cs C.r1cs");
     if (!out) return cli_fail("import", "--out key.cuzk is required");
+    const cli_path ins[] = {{"--zkey", zkey}, {"--params", params}, {"--r1cs", r1cs}};
+    const cli_path outs[] = {{"--out", out}, {"--pce", pce}};
+    if (!cli_check_paths("import", ins, 3, outs, 2)) return EXIT_UNUSABLE;
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN], label[64];
@@ -379,7 +409,10 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "cuzk: %s\n", err);
         goto done;
     }
-    if (!quiet) describe(&pk, label);
+    if (!quiet) {
+        printf("wrote %s%s%s\n", out, pce ? " and " : "", pce ? pce : "");
+        describe(&pk, label);
+    }
     rc = 0;
 done:
     cuzk_groth16_pk_free(&pk);
@@ -400,16 +433,18 @@ int cmd_export_vk(int argc, char **argv)
                                          {"out", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'k': key = optarg; break;
         case 'o': out = optarg; break;
-        case 'h': return usage_keys(stdout, 0);
-        default: return usage_keys(stderr, EXIT_UNUSABLE);
+        case 'h': return usage_export_vk(stdout, 0);
+        default: return usage_export_vk(stderr, EXIT_UNUSABLE);
         }
     }
     if (optind < argc) return cli_fail("export-vk", "unexpected argument (see --help)");
     if (!key || !out) return cli_fail("export-vk", "--key key.cuzk and --out vk.json are required");
+    const cli_path ins[] = {{"--key", key}}, outs[] = {{"--out", out}};
+    if (!cli_check_paths("export-vk", ins, 1, outs, 1)) return EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN], *json = NULL;
     cuzk_keyfile kf = {0};
     int rc = EXIT_UNUSABLE;
@@ -421,9 +456,11 @@ int cmd_export_vk(int argc, char **argv)
     }
     if (cuzk_vk_to_json(&json, &kf.pk.vk, err) != CUZK_OK ||
         cuzk_file_write(out, json, strlen(json), err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s: %s\n", out, err);
+        fprintf(stderr, "cuzk: %s\n", err); /* err names the file */
         goto done;
     }
+    printf("wrote %s: the verifying key of %s (%u public inputs)\n", out, key,
+           kf.pk.vk.n_ic - 1);
     rc = 0;
 done:
     free(json);

@@ -158,7 +158,8 @@ static cuzk_status check_vector(const cuzk_points *v, int subgroup, const char *
     if (zero)
         return fmt_fail(err, s,
                         "params: %s point %llu is all-zero bytes (identity as written by "
-                        "`snarkjs zkey export bellman`; read it with CUZK_FMT_SNARKJS_BELLMAN)",
+                        "`snarkjs zkey export bellman`: read it with CUZK_FMT_SNARKJS_BELLMAN, "
+                        "cuzk --snarkjs-export)",
                         name, (unsigned long long)bad);
     return fmt_points_check_msg(v, subgroup, "params", name, err);
 }

@@ -1,4 +1,4 @@
-/* Whole files in memory (mapped or read) and atomic file writes. */
+/* Whole files in memory (mapped or read); writing is outfile.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 enum { BLOB_NONE = 0, BLOB_MMAP = 1, BLOB_MALLOC = 2 };
 
-static const uint8_t empty_file[1];
+static const uint64_t empty_file[1]; /* aligned like a mapping */
 
 cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err)
 {
@@ -28,11 +28,11 @@ cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err)
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return fmt_fail(err, CUZK_ERR_IO, "%s: not a regular file (use cuzk_blob_read)", path);
+        return fmt_fail(err, CUZK_ERR_IO, "%s: not a regular file (this file must be mappable)", path);
     }
     if (st.st_size == 0) {
         close(fd);
-        b->data = empty_file;
+        b->data = (const uint8_t *)empty_file;
         return CUZK_OK;
     }
     if ((uint64_t)st.st_size > SIZE_MAX) {
@@ -110,45 +110,4 @@ void cuzk_blob_release(cuzk_blob *b)
     if (b->kind_ == BLOB_MMAP) munmap(b->base_, b->len_);
     if (b->kind_ == BLOB_MALLOC) free(b->base_);
     memset(b, 0, sizeof *b);
-}
-
-cuzk_status cuzk_file_write(const char *path, const void *data, size_t len, char *err)
-{
-    fmt_clear(err);
-    if (!path || (!data && len)) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
-    if (!tmp) return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", path);
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
-    }
-    const uint8_t *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            int e = w < 0 ? errno : EIO;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return fmt_fail(err, CUZK_ERR_IO, "%s: write: %s", path, strerror(e));
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    /* fsync before rename: after a crash the path holds the old or the new
-     * content, never a torn file. */
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
-    }
-    free(tmp);
-    return CUZK_OK;
 }

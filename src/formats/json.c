@@ -63,7 +63,7 @@ static void dec_from_limbs(char *out, const uint64_t *v, size_t nl)
 /* --------------------------------------------------------- JSON values -- */
 
 typedef struct {
-    const char *file; /* "vk.json" */
+    const char *file; /* "vk JSON" */
     char *err;
 } jctx;
 
@@ -291,16 +291,16 @@ static cuzk_status w_dump(char **out, json_t *root, const char *file, char *err)
 
 cuzk_status cuzk_vk_from_json(cuzk_vk *vk, const char *text, size_t len, char *err)
 {
-    jctx c = {"vk.json", err};
+    jctx c = {"vk JSON", err};
     json_t *root = NULL;
     cuzk_status s = CUZK_OK;
     fmt_clear(err);
-    if (!vk) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "vk.json: NULL argument");
+    if (!vk) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "vk JSON: NULL argument");
     memset(vk, 0, sizeof *vk);
     if ((s = j_load(&root, text, len, &c)) != CUZK_OK) return s;
     const json_t *np, *ic, *a1, *b2, *g2, *d2;
     if (!json_is_object(root)) {
-        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "vk.json: not a JSON object");
+        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "vk JSON: not a JSON object");
         goto done;
     }
     if ((s = j_check_kind(root, &c)) != CUZK_OK) goto done;
@@ -309,13 +309,13 @@ cuzk_status cuzk_vk_from_json(cuzk_vk *vk, const char *text, size_t len, char *e
         !(g2 = j_need(root, "vk_gamma_2", &c, &s)) || !(d2 = j_need(root, "vk_delta_2", &c, &s)))
         goto done;
     if (!json_is_array(ic) || json_array_size(ic) == 0 || json_array_size(ic) > UINT32_MAX) {
-        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "vk.json: IC must be a non-empty array of points");
+        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "vk JSON: IC must be a non-empty array of points");
         goto done;
     }
     if (!json_is_integer(np) || json_integer_value(np) < 0 ||
         (size_t)json_integer_value(np) + 1 != json_array_size(ic)) {
         s = fmt_fail(err, CUZK_ERR_BAD_ENCODING,
-                     "vk.json: nPublic must be an integer equal to the IC length - 1 (%zu)",
+                     "vk JSON: nPublic must be an integer equal to the IC length - 1 (%zu)",
                      json_array_size(ic) - 1);
         goto done;
     }
@@ -327,7 +327,7 @@ cuzk_status cuzk_vk_from_json(cuzk_vk *vk, const char *text, size_t len, char *e
     vk->n_ic = (uint32_t)json_array_size(ic);
     vk->ic = malloc((size_t)vk->n_ic * sizeof *vk->ic);
     if (!vk->ic) {
-        s = fmt_fail(err, CUZK_ERR_NO_MEMORY, "vk.json: out of memory");
+        s = fmt_fail(err, CUZK_ERR_NO_MEMORY, "vk JSON: out of memory");
         goto done;
     }
     for (uint32_t i = 0; i < vk->n_ic; i++) {
@@ -345,7 +345,7 @@ cuzk_status cuzk_vk_to_json(char **out, const cuzk_vk *vk, char *err)
 {
     fmt_clear(err);
     if (!out || !vk || (!vk->ic && vk->n_ic) || vk->n_ic == 0)
-        return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "vk.json: bad argument");
+        return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "vk JSON: bad argument");
     *out = NULL;
     cuzk_fp12 ab;
     cuzk_pairing(&ab, &vk->alpha_g1, &vk->beta_g2);
@@ -361,23 +361,23 @@ cuzk_status cuzk_vk_to_json(char **out, const cuzk_vk *vk, char *err)
                              "nPublic", (json_int_t)vk->n_ic - 1, "vk_alpha_1", w_g1(&vk->alpha_g1),
                              "vk_beta_2", w_g2(&vk->beta_g2), "vk_gamma_2", w_g2(&vk->gamma_g2),
                              "vk_delta_2", w_g2(&vk->delta_g2), "vk_alphabeta_12", abj, "IC", ic);
-    return w_dump(out, root, "vk.json", err);
+    return w_dump(out, root, "vk JSON", err);
 }
 
 /* ------------------------------------------------------------- proof -- */
 
 cuzk_status cuzk_proof_from_json(cuzk_proof *pr, const char *text, size_t len, char *err)
 {
-    jctx c = {"proof.json", err};
+    jctx c = {"proof JSON", err};
     json_t *root = NULL;
     cuzk_status s = CUZK_OK;
     fmt_clear(err);
-    if (!pr) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "proof.json: NULL argument");
+    if (!pr) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "proof JSON: NULL argument");
     memset(pr, 0, sizeof *pr);
     if ((s = j_load(&root, text, len, &c)) != CUZK_OK) return s;
     const json_t *a, *b, *cc;
     if (!json_is_object(root)) {
-        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "proof.json: not a JSON object");
+        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "proof JSON: not a JSON object");
         goto done;
     }
     if ((s = j_check_kind(root, &c)) != CUZK_OK) goto done;
@@ -397,12 +397,12 @@ done:
 cuzk_status cuzk_proof_to_json(char **out, const cuzk_proof *p, char *err)
 {
     fmt_clear(err);
-    if (!out || !p) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "proof.json: NULL argument");
+    if (!out || !p) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "proof JSON: NULL argument");
     *out = NULL;
     json_t *root = json_pack("{s: o, s: o, s: o, s: o, s: o}", "pi_a", w_g1(&p->a), "pi_b",
                              w_g2(&p->b), "pi_c", w_g1(&p->c), "protocol", w_str("groth16"),
                              "curve", w_str("bls12381"));
-    return w_dump(out, root, "proof.json", err);
+    return w_dump(out, root, "proof JSON", err);
 }
 
 /* ------------------------------------------------------------ public -- */
@@ -410,22 +410,22 @@ cuzk_status cuzk_proof_to_json(char **out, const cuzk_proof *p, char *err)
 cuzk_status cuzk_public_from_json(cuzk_fr **vals, size_t *n, const char *text, size_t len,
                                   char *err)
 {
-    jctx c = {"public.json", err};
+    jctx c = {"public JSON", err};
     json_t *root = NULL;
     cuzk_status s = CUZK_OK;
     fmt_clear(err);
-    if (!vals || !n) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "public.json: NULL argument");
+    if (!vals || !n) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "public JSON: NULL argument");
     *vals = NULL;
     *n = 0;
     if ((s = j_load(&root, text, len, &c)) != CUZK_OK) return s;
     cuzk_fr *v = NULL;
     size_t k = json_array_size(root);
     if (!json_is_array(root)) {
-        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "public.json: not a JSON array");
+        s = fmt_fail(err, CUZK_ERR_BAD_ENCODING, "public JSON: not a JSON array");
         goto done;
     }
     if (k && !(v = malloc(k * sizeof *v))) {
-        s = fmt_fail(err, CUZK_ERR_NO_MEMORY, "public.json: out of memory");
+        s = fmt_fail(err, CUZK_ERR_NO_MEMORY, "public JSON: out of memory");
         goto done;
     }
     for (size_t i = 0; i < k; i++) {
@@ -448,7 +448,7 @@ cuzk_status cuzk_public_to_json(char **out, const cuzk_fr *vals, size_t n, char 
 {
     fmt_clear(err);
     if (!out || (!vals && n))
-        return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "public.json: NULL argument");
+        return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "public JSON: NULL argument");
     *out = NULL;
     json_t *root = json_array();
     for (size_t i = 0; root && i < n; i++) {
@@ -458,5 +458,5 @@ cuzk_status cuzk_public_to_json(char **out, const cuzk_fr *vals, size_t n, char 
         dec_from_limbs(s, v, CUZK_FR_LIMBS);
         json_array_append_new(root, json_string(s));
     }
-    return w_dump(out, root, "public.json", err);
+    return w_dump(out, root, "public JSON", err);
 }

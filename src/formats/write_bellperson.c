@@ -1,7 +1,7 @@
 /* bellperson .vk and .params writers to a path (formats.md §3): the
  * encoders of bellperson.c (cuzk_bp_vk_encode, cuzk_bp_params_write) with
- * the atomic write of every cuzk writer: a temporary "path.tmp.<pid>",
- * fsync, rename; on failure the temporary is removed and path untouched. */
+ * the output of every cuzk writer (cuzk_out: atomic for a regular file, in
+ * place for a device or FIFO); on failure path is untouched. */
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -29,25 +29,28 @@ cuzk_status cuzk_bp_params_write_path(const char *path, const cuzk_bp_params_src
 {
     fmt_clear(err);
     if (!path || !src) return fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "params: NULL argument");
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
-    if (!tmp) return fmt_fail(err, CUZK_ERR_NO_MEMORY, "params: out of memory");
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wbe");
+    cuzk_out o;
+    cuzk_status s = cuzk_out_open(&o, path, err);
+    if (s != CUZK_OK) return s;
+    /* The encoder writes to a FILE: a stream over a duplicate of the
+     * output's descriptor, closed before cuzk_out_close syncs and renames. */
+    int fd = dup(o.fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        int e = errno;
-        free(tmp);
-        return fmt_fail(err, CUZK_ERR_IO, "params: %s: %s", path, strerror(e));
+        s = fmt_fail(err, CUZK_ERR_IO, "params: %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        cuzk_out_abort(&o);
+        return s;
     }
     setvbuf(f, NULL, _IOFBF, PARAMS_BUF);
-    cuzk_status s = cuzk_bp_params_write(f, src, err);
-    if (s == CUZK_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+    s = cuzk_bp_params_write(f, src, err);
+    if (s == CUZK_OK && fflush(f) != 0)
         s = fmt_fail(err, CUZK_ERR_IO, "params: %s: write: %s", path, strerror(errno));
     if (fclose(f) != 0 && s == CUZK_OK)
         s = fmt_fail(err, CUZK_ERR_IO, "params: %s: close: %s", path, strerror(errno));
-    if (s == CUZK_OK && rename(tmp, path) != 0)
-        s = fmt_fail(err, CUZK_ERR_IO, "params: %s: rename: %s", path, strerror(errno));
-    if (s != CUZK_OK) unlink(tmp);
-    free(tmp);
-    return s;
+    if (s != CUZK_OK) {
+        cuzk_out_abort(&o);
+        return s;
+    }
+    return cuzk_out_close(&o, err);
 }

@@ -9,10 +9,9 @@
  *
  * Every input is checked before the first byte is written. Output goes to
  * a sink: a malloc'd buffer of the exact size (the size is computed first),
- * or a file written through a buffer, fsync'd and renamed into place (a
- * .zkey can be many GB: it is streamed, never held in memory twice). */
+ * or a file written through a buffer and cuzk_out (atomic for a regular
+ * file; a .zkey can be many GB: it is streamed, never held in memory twice). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -134,41 +133,28 @@ static cuzk_status emit_mem(uint8_t **out, size_t *len, uint64_t size, body_fn b
 static cuzk_status emit_file(const char *path, uint64_t size, body_fn body, const void *ctx,
                              const char *what, char *err)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
     sink k = {.fd = -1};
-    k.buf = malloc(SINK_BUF);
-    if (!tmp || !k.buf) {
-        free(tmp);
-        free(k.buf);
+    cuzk_out o;
+    if (!(k.buf = malloc(SINK_BUF)))
         return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: %s: out of memory", what, path);
-    }
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    k.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (k.fd < 0) {
-        int e = errno;
-        free(tmp);
+    cuzk_status s = cuzk_out_open(&o, path, err);
+    if (s != CUZK_OK) {
         free(k.buf);
-        return fmt_fail(err, CUZK_ERR_IO, "%s: %s: %s", what, path, strerror(e));
+        return s;
     }
+    k.fd = o.fd; /* lent: o closes it */
     body(&k, ctx);
     sink_flush(&k);
-    cuzk_status s = CUZK_OK;
-    if (k.io_errno) {
+    if (k.io_errno)
         s = fmt_fail(err, CUZK_ERR_IO, "%s: %s: write: %s", what, path, strerror(k.io_errno));
-    } else if (k.pos != size) {
+    else if (k.pos != size)
         s = fmt_fail(err, CUZK_ERR_INVALID_ARGUMENT, "%s: internal size mismatch", what);
-    } else if (fsync(k.fd) != 0) { /* before rename: old or new file, never torn */
-        s = fmt_fail(err, CUZK_ERR_IO, "%s: %s: fsync: %s", what, path, strerror(errno));
-    }
-    if (close(k.fd) != 0 && s == CUZK_OK)
-        s = fmt_fail(err, CUZK_ERR_IO, "%s: %s: close: %s", what, path, strerror(errno));
-    if (s == CUZK_OK && rename(tmp, path) != 0)
-        s = fmt_fail(err, CUZK_ERR_IO, "%s: %s: rename: %s", what, path, strerror(errno));
-    if (s != CUZK_OK) unlink(tmp);
-    free(tmp);
     free(k.buf);
-    return s;
+    if (s != CUZK_OK) {
+        cuzk_out_abort(&o);
+        return s;
+    }
+    return cuzk_out_close(&o, err); /* fsync + rename: old or new file, never torn */
 }
 
 /* ------------------------------------------------------- matrix checks -- */

@@ -98,6 +98,20 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
     memset(pk, 0, sizeof *pk);
 }
 
+/* 1 if point i of a zcash view is all-zero bytes: how a snarkjs-exported
+ * .params writes the identity, which bellperson's format does not allow;
+ * the likely cause of an off-curve point when that export is read as a
+ * bellperson file. */
+static int zero_zcash(const cuzk_points *v, uint64_t i)
+{
+    if (v->enc != CUZK_ENC_ZCASH || i >= v->n) return 0;
+    size_t sz = v->g2 ? 192 : 96;
+    const uint8_t *b = v->bytes + i * sz;
+    for (size_t k = 0; k < sz; k++)
+        if (b[k]) return 0;
+    return 1;
+}
+
 /* Decodes view v (n points) and spreads them over the n_vars slots whose
  * dens[] is set (when dens is NULL, n_vars = v->n and every slot is used);
  * the other slots are identity. Errors name the file and the vector.
@@ -124,8 +138,11 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
         cuzk_status s = DECODE(tmp, v, 0, v->n, 0, nthreads, &bad);                          \
         if (s != CUZK_OK) {                                                                  \
             if (err)                                                                         \
-                snprintf(err, CUZK_ERRMSG_LEN, "%s: %s point %llu: %s", file, what,        \
-                         (unsigned long long)bad, cuzk_strerror(s));                         \
+                snprintf(err, CUZK_ERRMSG_LEN, "%s: %s point %llu: %s%s", file, what,      \
+                         (unsigned long long)bad, cuzk_strerror(s),                          \
+                         zero_zcash(v, bad) ? " (all-zero bytes: the identity as `snarkjs "  \
+                                              "zkey export bellman` writes it; such a file " \
+                                              "needs --snarkjs-export)" : "");               \
             if (tmp != *out) free(tmp);                                                      \
             return s;                                                                        \
         }                                                                                    \

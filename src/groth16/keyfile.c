@@ -244,35 +244,28 @@ cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, cons
     }
     wr64(hdr + K_HEADER_HASH, cuzk_xxh64(hdr, KEY_HDR, 0));
 
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
-    if (!tmp) return kfail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", path);
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return kfail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
-    }
+    /* cuzk_out: atomic for a regular file (fsync + rename: after a crash
+     * path holds the old or the new key), in place for a device or FIFO. */
+    cuzk_out o;
+    char oerr[CUZK_ERRMSG_LEN];
+    if (cuzk_out_open(&o, path, oerr) != CUZK_OK)
+        return kfail(err, CUZK_ERR_IO, "%s", oerr);
     static const uint8_t zeros[KEY_ALIGN];
     uint64_t pos = KEY_HDR;
-    int ok = write_all(fd, hdr, KEY_HDR);
+    int ok = write_all(o.fd, hdr, KEY_HDR);
     for (unsigned i = 0; ok && i < ns; i++) {
-        ok = write_all(fd, zeros, s[i].off - pos) &&
-             write_all(fd, s[i].data, s[i].count * s[i].elem);
+        ok = write_all(o.fd, zeros, s[i].off - pos) &&
+             write_all(o.fd, s[i].data, s[i].count * s[i].elem);
         pos = s[i].off + s[i].count * s[i].elem;
     }
-    ok = ok && write_all(fd, zeros, file_bytes - pos);
-    cuzk_status st = CUZK_OK;
-    /* fsync before rename: after a crash path holds the old or the new key. */
-    if (!ok || fsync(fd) != 0) st = kfail(err, CUZK_ERR_IO, "%s: write: %s", path, strerror(errno));
-    if (close(fd) != 0 && st == CUZK_OK)
-        st = kfail(err, CUZK_ERR_IO, "%s: close: %s", path, strerror(errno));
-    if (st == CUZK_OK && rename(tmp, path) != 0)
-        st = kfail(err, CUZK_ERR_IO, "%s: rename: %s", path, strerror(errno));
-    if (st != CUZK_OK) unlink(tmp);
-    free(tmp);
-    return st;
+    ok = ok && write_all(o.fd, zeros, file_bytes - pos);
+    if (!ok) {
+        cuzk_status st = kfail(err, CUZK_ERR_IO, "%s: write: %s", path, strerror(errno));
+        cuzk_out_abort(&o);
+        return st;
+    }
+    if (cuzk_out_close(&o, oerr) != CUZK_OK) return kfail(err, CUZK_ERR_IO, "%s", oerr);
+    return CUZK_OK;
 }
 
 /* ------------------------------------------------------------ reader -- */
@@ -373,10 +366,11 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     if (!kf) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
     memset(kf, 0, sizeof *kf);
     if (!data && size) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    /* Before the alignment: an empty file's buffer is anything. */
+    if (size == 0) return kfail(err, CUZK_ERR_TRUNCATED, "empty file");
     if ((uintptr_t)data % 8)
         return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "the buffer is not 8-byte aligned");
     if (nthreads == 0) nthreads = cuzk_ncores();
-    if (size == 0) return kfail(err, CUZK_ERR_TRUNCATED, "empty file");
     size_t mg = size < 8 ? size : 8;
     if (memcmp(data, KEY_MAGIC, mg) != 0)
         return kfail(err, CUZK_ERR_BAD_ENCODING, "not a cuzk key file (bad magic)");

@@ -555,6 +555,8 @@ cuzk_status cuzk_pce_open(cuzk_pce *p, const uint8_t *data, size_t size, unsigne
     if (!p) return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
     memset(p, 0, sizeof *p);
     if (!data && size) return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    /* Before the alignment: an empty file's buffer is anything. */
+    if (size == 0) return pce_fail(err, CUZK_ERR_TRUNCATED, "empty file");
     if ((uintptr_t)data % 8)
         return pce_fail(err, CUZK_ERR_INVALID_ARGUMENT, "the buffer is not 8-byte aligned");
     if (nthreads == 0) nthreads = cuzk_ncores();
