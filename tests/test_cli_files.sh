@@ -128,6 +128,13 @@ else bad "export-vk through a symlink"; fi
 "$CUZK" $PROVE --proof /dev/stdout --public p.json | cat >piped.txt
 if grep -q '"pi_a"' piped.txt; then ok "--proof /dev/stdout (a pipe)"
 else bad "--proof /dev/stdout: $(head -c 200 piped.txt)"; fi
+# stdout redirected to a regular file: appended to through the descriptor,
+# not renamed over (which would lose what the file held).
+echo "kept line" >redir.txt
+"$CUZK" $PROVE --proof /dev/stdout --public /dev/stdout >>redir.txt
+if [ "$(head -n 1 redir.txt)" = "kept line" ] && grep -q '"pi_a"' redir.txt &&
+   [ "$(tail -n 1 redir.txt)" = "]" ] && [ -L /dev/stdout ]; then ok "--proof/--public /dev/stdout (>> a file)"
+else bad "--proof/--public /dev/stdout >> file: $(head -c 200 redir.txt)"; fi
 "$CUZK" prove --zkey mul.zkey --wtns mul.wtns --format filecoin --proof /dev/stdout --quiet |
   cat >piped.bin
 if [ "$(wc -c <piped.bin)" -eq 192 ]; then ok "--format filecoin --proof /dev/stdout"

@@ -132,6 +132,11 @@ void cuzk_out_abort(cuzk_out *o);
  * would create): what cuzk_out_open writes. malloc'd (free()); NULL with
  * errno set on failure (ELOOP, ENOMEM, ...). */
 char *cuzk_out_target(const char *path);
+/* The descriptor N when path names one of this process's open descriptors
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
+ * cuzk_out_open writes such a path through the descriptor, at its offset,
+ * whatever it is open on (a shell's `> file` is appended to, not replaced). */
+int cuzk_out_fd(const char *path);
 
 /* Writes len bytes to path through cuzk_out (atomic for a regular file). */
 cuzk_status cuzk_file_write(const char *path, const void *data, size_t len, char *err);

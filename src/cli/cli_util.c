@@ -55,6 +55,10 @@ typedef struct {
 static int out_identify(const char *cmd, const cli_path *p, out_id *id)
 {
     memset(id, 0, sizeof *id);
+    if (cuzk_out_fd(p->path) >= 0) { /* written through the descriptor, in place */
+        id->kind = 2;
+        return 1;
+    }
     char *t = cuzk_out_target(p->path);
     struct stat st;
     if (!t) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,6 +62,22 @@ char *cuzk_out_target(const char *path)
     return NULL;
 }
 
+/* Following /dev/stdout's link to a regular file would replace (or reopen
+ * and truncate) the file the shell redirected stdout to, losing what was
+ * written there before: such paths are written through the descriptor. */
+int cuzk_out_fd(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout")) return 1;
+    if (!strcmp(path, "/dev/stderr")) return 2;
+    const char *num = !strncmp(path, "/dev/fd/", 8)         ? path + 8
+                      : !strncmp(path, "/proc/self/fd/", 14) ? path + 14
+                                                             : NULL;
+    if (!num || *num < '0' || *num > '9') return -1;
+    char *end;
+    long n = strtol(num, &end, 10);
+    return *end || n > INT_MAX ? -1 : (int)n;
+}
+
 static void out_release(cuzk_out *o)
 {
     free(o->path);
@@ -80,6 +97,17 @@ cuzk_status cuzk_out_open(cuzk_out *o, const char *path, char *err)
     if (!(o->path = strdup(path))) {
         out_release(o);
         return fmt_fail(err, CUZK_ERR_NO_MEMORY, "%s: out of memory", path);
+    }
+    int sfd = cuzk_out_fd(path);
+    if (sfd >= 0) {
+        fflush(NULL); /* what stdio holds comes first, as it was printed first */
+        o->in_place = 1;
+        if ((o->fd = fcntl(sfd, F_DUPFD_CLOEXEC, 3)) < 0) {
+            int e = errno;
+            out_release(o);
+            return fmt_fail(err, CUZK_ERR_IO, "%s: %s", path, strerror(e));
+        }
+        return CUZK_OK;
     }
     if (!(o->target = cuzk_out_target(path))) {
         int e = errno;
