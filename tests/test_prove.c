@@ -33,7 +33,8 @@
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+/* The sanitizer runtime's count (its header is not always installed). */
+size_t __sanitizer_get_current_allocated_bytes(void);
 static size_t live_bytes(void) { return __sanitizer_get_current_allocated_bytes(); }
 #else
 static size_t live_bytes(void)
