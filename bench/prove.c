@@ -1,11 +1,13 @@
 /* cuzk-bench prove: per-stage times of the CPU Groth16 prover on a snarkjs
- * key, the median of several runs after one warm-up run. */
+ * key, the median of several runs after one warm-up run. Every run is a
+ * cuzk_prove job on one workspace, as an engine proves. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 
 #include "bench.h"
 
@@ -51,11 +53,17 @@ int bench_prove(int argc, char **argv)
     cuzk_zkey z = {0};
     cuzk_wtns w = {0};
     cuzk_groth16_pk pk = {0};
+    cuzk_workspace *ws = NULL;
+    cuzk_config cfg;
+    cuzk_config_default(&cfg);
+    cfg.backend = "cpu";
+    cfg.nthreads = threads;
     int rc = 2;
     if (cuzk_blob_map(&zb, zkey, err) != CUZK_OK || cuzk_blob_read(&wb, wtns, err) != CUZK_OK ||
         cuzk_zkey_parse(&z, zb.data, zb.size, CUZK_FMT_TRUST_POINTS, err) != CUZK_OK ||
         cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK ||
-        cuzk_groth16_pk_from_zkey(&pk, &z, threads, err) != CUZK_OK) {
+        cuzk_groth16_pk_from_zkey(&pk, &z, threads, err) != CUZK_OK ||
+        cuzk_workspace_create(&ws, &pk, &cfg, err) != CUZK_OK) {
         fprintf(stderr, "cuzk-bench prove: %s\n", err);
         goto out;
     }
@@ -67,14 +75,18 @@ int bench_prove(int argc, char **argv)
     double *ms = calloc((size_t)runs * STAGES, sizeof *ms);
     if (!ms) goto out;
     for (int r = -1; r < runs; r++) {
-        cuzk_proof proof;
-        cuzk_groth16_timings t;
-        if (cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err) != CUZK_OK) {
+        cuzk_prove_job job = {0};
+        job.witness = CUZK_WITNESS_DENSE;
+        job.w = w.w;
+        job.n_w = w.n;
+        cuzk_prove_result res;
+        if (cuzk_prove(ws, &job, &res, err) != CUZK_OK) {
             fprintf(stderr, "cuzk-bench prove: %s\n", err);
             free(ms);
             goto out;
         }
         if (r < 0) continue; /* warm-up */
+        const cuzk_prove_timings t = res.t;
         double v[STAGES] = {t.abc_ms,     t.ntt_ms,
                             t.msm_a_ms,   t.msm_b2_ms,
                             t.msm_c_ms,
@@ -92,6 +104,7 @@ int bench_prove(int argc, char **argv)
     free(ms);
     rc = 0;
 out:
+    cuzk_workspace_destroy(ws);
     cuzk_groth16_pk_free(&pk);
     cuzk_wtns_free(&w);
     cuzk_zkey_free(&z);

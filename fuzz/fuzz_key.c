@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 
 #include "common/hash.h" /* cuzk_xxh64 */
 

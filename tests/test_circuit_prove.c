@@ -11,6 +11,7 @@
 
 #include <cuzk/circuits.h>
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 #include <cuzk/pce.h>
 
 #include "test_util.h"

@@ -7,6 +7,7 @@
 
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 
 #include "test_util.h"
 
@@ -119,7 +120,7 @@ int main(void)
     /* Our proof verifies under snarkjs's vk.json. */
     cuzk_groth16_pk pk;
     CHECK(cuzk_groth16_pk_from_zkey(&pk, &z, 2, err) == CUZK_OK);
-    cuzk_groth16_timings t;
+    cuzk_prove_timings t;
     CHECK_MSG(cuzk_groth16_prove(&ours, &pk, w.w, w.n, 2, 0, &t, err) == CUZK_OK, "%s", err);
     CHECK(cuzk_groth16_verify(&vk, &ours, w.w + 1, 2) == CUZK_OK);
     CHECK(t.total_ms > 0 && t.verify_ms > 0);

@@ -26,6 +26,7 @@
 #include <cuzk/formats.h>
 #include <cuzk/gadgets.h>
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 #include <cuzk/r1cs.h>
 
 #include "common/hash.h" /* cuzk_xxh64, to re-seal a header in tests */

@@ -1442,6 +1442,7 @@ static const char *status_name(cuzk_status s)
     case CUZK_ERR_CUDA: return "CUDA";
     case CUZK_ERR_NO_DEVICE: return "NO_DEVICE";
     case CUZK_ERR_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case CUZK_ERR_CANCELED: return "CANCELED";
     }
     return "?";
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cuzk/groth16.h>
+#include <cuzk/prove.h>
 #include <cuzk/formats.h>
 
 #include "test_util.h"

@@ -33,8 +33,21 @@ typedef enum {
     CUZK_H_MONOMIAL = 1  /* bellperson */
 } cuzk_h_form;
 
-/* A proving key as the prover uses it, whichever file it came from. It owns
- * every array it points to; free it with cuzk_groth16_pk_free. */
+/* Who owns the arrays of a proving key. cuzk_groth16_pk_free does the right
+ * thing for each, so it is always the one way to release a key. */
+typedef enum {
+    CUZK_PK_OWNED = 0,  /* every array malloc'd for this key (the key builders,
+                         * setup, cuzk_keyfile_load): freed */
+    CUZK_PK_MAPPED = 1, /* views into a mapped .cuzk file that the key holds
+                         * (cuzk_keyfile_map_pk): unmapped */
+    CUZK_PK_VIEW = 2    /* views into memory another object owns (the pk of a
+                         * cuzk_keyfile): nothing is freed, the key is zeroed */
+} cuzk_pk_storage;
+
+/* A proving key as the prover uses it, whichever file it came from. Its
+ * storage says who owns the arrays it points to; release it with
+ * cuzk_groth16_pk_free whatever the storage (a zeroed key is OWNED and
+ * empty). The arrays are only read by the prover. */
 typedef struct {
     cuzk_roots roots;
     cuzk_h_form h_form;
@@ -62,6 +75,8 @@ typedef struct {
      * c = a o b row by row, as snarkjs does; a witness that does not satisfy
      * the circuit then yields a proof that fails the self-check. */
     cuzk_matrices m;
+    cuzk_pk_storage storage;
+    cuzk_blob mapping_; /* private: the file a CUZK_PK_MAPPED key views */
 } cuzk_groth16_pk;
 
 /* Builds a proving key from a parsed .zkey: decodes (and so checks: on the
@@ -83,6 +98,8 @@ cuzk_status cuzk_groth16_pk_from_zkey(cuzk_groth16_pk *pk, const cuzk_zkey *z,
  * its buffer may be released afterwards. */
 cuzk_status cuzk_groth16_pk_from_params(cuzk_groth16_pk *pk, const cuzk_bp_params *params,
                                         const cuzk_r1cs *r1cs, unsigned nthreads, char *err);
+/* Releases pk as its storage says (frees, unmaps, or only forgets) and
+ * zeroes it. Safe on a zeroed key and on NULL. */
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk);
 /* Writes a snarkjs-form proving key (roots CUZK_ROOTS_SNARKJS, h_form
  * CUZK_H_LAGRANGE; others are CUZK_ERR_INVALID_ARGUMENT) as a .zkey at path
@@ -94,62 +111,9 @@ void cuzk_groth16_pk_free(cuzk_groth16_pk *pk);
 cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, const uint8_t *mpc,
                                size_t mpc_len, char *err);
 
-/* Wall-clock milliseconds of each prover stage. */
-typedef struct {
-    double abc_ms;      /* a, b, c = A w, B w, C w */
-    double ntt_ms;      /* the H polynomial's NTTs and pointwise work */
-    double msm_a_ms;    /* A (G1) */
-    double msm_b2_ms;   /* B (G2), over the n_b variables of B */
-    double msm_c_ms;    /* L + H + r B1 (G1), one MSM over three vectors */
-    double assemble_ms; /* blinding with r, s and conversion to affine */
-    double verify_ms;   /* the self-check (0 when not run) */
-    double total_ms;
-} cuzk_groth16_timings;
-
-/* Prover flags. */
-#define CUZK_PROVE_NO_SELF_CHECK 1u /* skip verifying the proof before returning */
-
-/* Proves with witness w (n_w = pk->n_vars values, Montgomery form, w[0] = 1)
- * on up to nthreads threads (0 = all cores). Unless flags say otherwise the
- * proof is verified against pk->vk before it is returned: a witness that
- * does not satisfy the circuit gives CUZK_ERR_UNSATISFIED, never a bad proof.
- * Allocates its working memory (about 10 field elements per domain point)
- * and frees it before returning. t may be NULL. err as in formats.h. */
-cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
-                               size_t n_w, unsigned nthreads, unsigned flags,
-                               cuzk_groth16_timings *t, char *err);
-
-/* Rows computed by the caller (cuzk_pce_eval from a compiled PCE, or a GPU):
- * a[j] = <A_j, w>, b[j] = <B_j, w>, c[j] = <C_j, w> for j < n_rows, the
- * circuit's constraint rows in the key's order. c may be NULL: then
- * c = a o b row by row, as for a key without C. has_input_rows = 0: the
- * rows end before the input rows, which the prover appends (a = w_i for
- * each input i, ONE included; b = c = 0), as the key's matrices lay them
- * out; 1: they are included (a PCE compiled from a key's matrices). The
- * arrays are only read, unless in_place = 1: then a, b and c (all three
- * given) each hold 2^pk->log_domain elements and the prover works in them
- * (no copy, and 3 domain-sized arrays less memory: 12.9 GB at 2^27); their
- * contents are undefined afterwards. */
-typedef struct {
-    cuzk_fr *a, *b, *c;
-    size_t n_rows;
-    int has_input_rows;
-    int in_place;
-} cuzk_groth16_rows;
-
-/* cuzk_groth16_prove with the rows given instead of evaluated from pk->m,
- * so a key without matrices (a .cuzk file written with
- * CUZK_KEYFILE_NO_MATRICES) can prove with the circuit's PCE. The rows
- * (input rows included) must number pk->m.n_rows when the key has
- * matrices, and fit the domain: else CUZK_ERR_INVALID_ARGUMENT. Rows that
- * do not belong to w and the key give CUZK_ERR_UNSATISFIED from the
- * self-check (never a bad proof), unless the check is turned off. abc_ms
- * then times the copy. (cuzk_groth16_prove on a key without matrices is
- * CUZK_ERR_INVALID_ARGUMENT.) */
-cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk,
-                                    const cuzk_fr *w, size_t n_w, const cuzk_groth16_rows *rows,
-                                    unsigned nthreads, unsigned flags, cuzk_groth16_timings *t,
-                                    char *err);
+/* The prover is the prove layer's (include/cuzk/prove.h): a workspace per
+ * key, a job per proof, CPU and GPU backends; cuzk_groth16_prove and
+ * cuzk_groth16_prove_rows are declared there. */
 
 /* Verifies proof against vk and the public inputs pub[0..n_pub) (without the
  * leading ONE): CUZK_OK if valid, CUZK_ERR_PROOF_INVALID if not,
@@ -281,9 +245,9 @@ cuzk_status cuzk_groth16_setup(cuzk_groth16_pk *pk, const cuzk_matrices *m, uint
 cuzk_status cuzk_keyfile_write(const char *path, const cuzk_groth16_pk *pk, const char *label,
                                unsigned flags, char *err);
 
-/* A checked key file image. pk holds VIEWS into the image (read-only, not
- * owned: never pass it to cuzk_groth16_pk_free, never write through it);
- * they stay valid until cuzk_keyfile_close. When the file has no matrices,
+/* A checked key file image. pk holds VIEWS into the image (storage
+ * CUZK_PK_VIEW: read-only, never write through it; cuzk_groth16_pk_free on
+ * it only zeroes it); they stay valid until cuzk_keyfile_close. When the file has no matrices,
  * pk.m is all zero (n_rows 0) and the caller must supply them before
  * proving. */
 typedef struct {
@@ -315,6 +279,13 @@ cuzk_status cuzk_keyfile_map(cuzk_keyfile *kf, const char *path, unsigned flags,
                              unsigned nthreads, char *err);
 /* Releases the mapping (if any) and zeroes kf. Safe on a zeroed kf. */
 void cuzk_keyfile_close(cuzk_keyfile *kf);
+/* Maps and checks the file at path as cuzk_keyfile_map does, and hands the
+ * mapping to pk: pk views the file (storage CUZK_PK_MAPPED, nothing
+ * copied) until cuzk_groth16_pk_free unmaps it. label (64 bytes, may be
+ * NULL) receives the header's label. The way to prove from a key file
+ * without holding it twice. */
+cuzk_status cuzk_keyfile_map_pk(cuzk_groth16_pk *pk, const char *path, unsigned flags,
+                                unsigned nthreads, char *label, char *err);
 /* Maps, checks and copies the key into pk (owned: cuzk_groth16_pk_free);
  * the file is unmapped before returning. label (64 bytes, may be NULL)
  * receives the header's label. */

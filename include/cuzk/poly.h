@@ -39,13 +39,17 @@ typedef enum {
 typedef struct cuzk_ntt_domain cuzk_ntt_domain;
 
 /* Creates a domain of 2^log_n points. nthreads = 0 uses every online core.
- * Allocates its twiddle tables (about 2 MiB at most for n >= 2^16); the
+ * Allocates its twiddle tables (about 2 MiB at most for n >= 2^16) and
+ * cuzk_ntt_to_coset's two scaling tables (2^floor(log_n / 2) +
+ * 2^ceil(log_n / 2) elements: 1.5 MiB at 2^27); the
  * caller owns *d and frees it with cuzk_ntt_domain_destroy.
  * Returns CUZK_ERR_INVALID_ARGUMENT for log_n outside 1..28 or an unknown
  * convention, CUZK_ERR_NO_MEMORY when allocation fails. */
 cuzk_status cuzk_ntt_domain_create(cuzk_ntt_domain **d, unsigned log_n, cuzk_roots roots,
                                    unsigned nthreads);
 void cuzk_ntt_domain_destroy(cuzk_ntt_domain *d);
+/* Bytes the domain holds (its tables and itself). */
+size_t cuzk_ntt_domain_bytes(const cuzk_ntt_domain *d);
 
 size_t cuzk_ntt_size(const cuzk_ntt_domain *d);
 cuzk_roots cuzk_ntt_roots(const cuzk_ntt_domain *d);
@@ -64,9 +68,9 @@ void cuzk_ntt_coset_inverse(const cuzk_ntt_domain *d, cuzk_fr *a);
  * < n on the domain to its values on the coset g omega^j, natural order in
  * and out (the H step of a Groth16 prover with a Lagrange-form key). Cheaper
  * than the two calls: no bit-reversal permutations and one scaling pass
- * instead of two. Allocates two tables of 2^floor(log_n / 2) and
- * 2^ceil(log_n / 2) elements (CUZK_ERR_NO_MEMORY, a untouched, if that
- * fails). */
+ * instead of two. Allocates nothing (its tables are the domain's); always
+ * CUZK_OK (the status is kept for callers written against the allocating
+ * version). */
 cuzk_status cuzk_ntt_to_coset(const cuzk_ntt_domain *d, cuzk_fr *a);
 
 /* The 2^32-th root of unity of a convention: 7^t or 5^t (Montgomery form). */

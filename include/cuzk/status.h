@@ -27,7 +27,11 @@ typedef enum {
     CUZK_ERR_NO_DEVICE = 35,
 
     /* Misuse: the caller broke a documented precondition. */
-    CUZK_ERR_INVALID_ARGUMENT = 64
+    CUZK_ERR_INVALID_ARGUMENT = 64,
+
+    /* Not an error of the input: the caller asked the work to stop (a
+     * progress callback of prove.h said so) and it stopped cleanly. */
+    CUZK_ERR_CANCELED = 96
 } cuzk_status;
 
 /* The one error channel: a function that can fail on input returns a

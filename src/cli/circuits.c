@@ -16,6 +16,7 @@
 
 #include <cuzk/circuits.h>
 #include <cuzk/pce.h>
+#include <cuzk/prove.h>
 
 #include "cli.h"
 
@@ -75,29 +76,23 @@ int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
 {
     memset(out, 0, sizeof *out);
     int ok = 0;
-    char err[CUZK_ERRMSG_LEN], *json = NULL;
+    char err[CUZK_ERRMSG_LEN];
     cuzk_circuit *ci = NULL;
     cuzk_blob b = {0};
     cuzk_cs cs = {0};
-    size_t len = 0;
     if (!cli_circuit_open(&ci, job->id, job->size, quiet)) goto out;
     const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+    cuzk_circuit_job cj = {job->id, job->size, NULL, 0, job->seed, (unsigned)job->partition};
     if (job->inputs) {
         if (!cli_read_file(&b, job->inputs)) goto out;
-        json = (char *)b.data;
-        len = b.size;
-    } else if (cuzk_circuit_inputs_json(ci, job->seed, (unsigned)job->partition, &json, err) !=
-               CUZK_OK) {
-        cli_fail("--partition", err);
-        goto out;
-    } else {
-        len = strlen(json);
+        cj.inputs = (const char *)b.data;
+        cj.inputs_len = b.size;
     }
     if (!quiet)
         fprintf(stderr, "computing the witness of %s (~%llu constraints)...\n", job->id,
                 (unsigned long long)in->n_constraints);
     double t0 = cli_now_ms();
-    if (cuzk_circuit_witness(ci, json, len, &cs, threads, err) != CUZK_OK) {
+    if (cuzk_circuit_job_witness(ci, &cj, &cs, threads, err) != CUZK_OK) {
         cli_fail(job->inputs ? job->inputs : job->id, err);
         goto out;
     }
@@ -114,49 +109,10 @@ int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
     }
     ok = 1;
 out:
-    if (!job->inputs) free(json);
     cuzk_cs_free(&cs);
     cuzk_blob_release(&b);
     cuzk_circuit_close(ci);
     return ok;
-}
-
-/* ceil(log2(n)) for n >= 1; the domain setup and the prover use holds
- * max(n, 2) rows. */
-static unsigned log2_ceil(uint64_t n)
-{
-    unsigned k = 1;
-    while (((uint64_t)1 << k) < n) k++;
-    return k;
-}
-
-int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_circuit_job *job,
-                          const cli_circuit_witness_out *wit)
-{
-    char what[96], size[16];
-    snprintf(size, sizeof size, job->size ? "2^%u" : "full size", job->size);
-    snprintf(what, sizeof what, "%s at %s", job->id, size);
-    uint32_t n_in = wit->shape.n_inputs;
-    if ((size_t)pk->n_vars != wit->n || pk->n_public + 1 != n_in) {
-        fprintf(stderr, "cuzk: %s: the key has %u variables (%u public) but %s has %zu (%u "
-                "public): the key is for another circuit or size\n", key, pk->n_vars,
-                pk->n_public, what, wit->n, n_in - 1);
-        return 0;
-    }
-    /* The exact constraint count is known only to a recording; the
-     * estimate is within a few rows of it. A key whose domain cannot be
-     * the circuit's is refused here; one with the right counts but other
-     * constraints fails the prover's self-check. */
-    uint64_t est = wit->est_constraints, tol = est / 100 + 16;
-    unsigned lo = log2_ceil(est > tol ? est - tol + n_in : 2),
-             hi = log2_ceil(est + tol + n_in);
-    if (pk->log_domain < lo || pk->log_domain > hi) {
-        fprintf(stderr, "cuzk: %s: the key's domain is 2^%u but %s (~%llu constraints) needs "
-                "2^%u: the key is for another circuit or size\n", key, pk->log_domain, what,
-                (unsigned long long)est, log2_ceil(est + n_in));
-        return 0;
-    }
-    return 1;
 }
 
 /* What a circuit is at a scaled size: its structure's numbers (the `what`

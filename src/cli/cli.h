@@ -75,17 +75,13 @@ typedef struct {
     double witness_ms;
 } cli_circuit_witness_out;
 
-/* Computes the witness of job on up to threads threads (0: every core);
+/* Computes the witness of job on up to threads threads (0: every core),
+ * through cuzk_circuit_job_witness (prove.h; cuzk prove runs it inside its
+ * proof job);
  * out->w is the caller's (free(), also set to NULL on failure). On failure
  * prints the reason and returns 0. */
 int cli_circuit_witness(const cli_circuit_job *job, unsigned threads, int quiet,
                         cli_circuit_witness_out *out);
-/* 1 if proving key pk (read from key) has job's counts: variables, public
- * inputs and a domain that fits its constraints; else prints what differs
- * and returns 0. */
-int cli_circuit_check_key(const cuzk_groth16_pk *pk, const char *key, const cli_circuit_job *job,
-                          const cli_circuit_witness_out *wit);
-
 /* The GPU for setup (gpu.c): a context and G1/G2 fixed-base multipliers on
  * device 0. cli_gpu_open returns NULL (after saying why, unless quiet) when
  * the tool is built without CUDA or no device is usable; every function

@@ -18,6 +18,7 @@
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 #include <cuzk/pce.h>
+#include <cuzk/prove.h>
 
 #include "cli.h"
 
@@ -75,6 +76,20 @@ static int usage_verify(FILE *f, int status)
             "  filecoin` (told apart by content unless --format says).\n"
             "  Exit 0: valid; 1: invalid; 2: unusable input.\n");
     return status;
+}
+
+/* The progress hook of a circuit job: says what is coming before the
+ * witness (the only long stage the prover does not time on its own line). */
+static int say_witness(void *ctx, cuzk_prove_stage next)
+{
+    const cli_circuit_job *job = ctx;
+    cuzk_circuit *ci;
+    if (next == CUZK_STAGE_WITNESS && cuzk_circuit_open(&ci, job->id, job->size, NULL) == CUZK_OK) {
+        fprintf(stderr, "computing the witness of %s (~%llu constraints)...\n", job->id,
+                (unsigned long long)cuzk_circuit_describe(ci)->n_constraints);
+        cuzk_circuit_close(ci);
+    }
+    return 0;
 }
 
 int cmd_prove(int argc, char **argv)
@@ -156,23 +171,21 @@ int cmd_prove(int argc, char **argv)
 
     int rc = EXIT_UNUSABLE;
     char err[CUZK_ERRMSG_LEN];
-    cuzk_blob zb = {0}, wb = {0}, rb = {0};
+    cuzk_blob zb = {0}, wb = {0}, rb = {0}, ib = {0};
     cuzk_zkey z = {0};
     cuzk_bp_params bp = {0};
     cuzk_wtns w = {0};
-    cli_circuit_witness_out cw = {0};
     cuzk_r1cs rc1 = {0};
     cuzk_groth16_pk pk = {0};
     cuzk_pce pce = {0};
-    cuzk_fr *rows = NULL;
+    cuzk_workspace *ws = NULL;
     char *json = NULL;
     double t0 = cli_now_ms();
 
-    /* The witness: a .wtns, or computed from a built-in circuit's job. */
+    /* The witness: a .wtns, or a built-in circuit's job, whose witness the
+     * proof job computes (its inputs JSON is read here). */
     if (job.id) {
-        if (!cli_circuit_witness(&job, threads, quiet, &cw)) goto out;
-        w.w = cw.w; /* lent: cw owns it */
-        w.n = (uint32_t)cw.n;
+        if (job.inputs && !cli_read_file(&ib, job.inputs)) goto out;
     } else {
         if (!cli_read_file(&wb, wtns)) goto out;
         if (cuzk_wtns_parse(&w, wb.data, wb.size, err) != CUZK_OK) {
@@ -181,22 +194,17 @@ int cmd_prove(int argc, char **argv)
         }
     }
     const char *wsrc = job.id ? job.id : wtns;
-    if (r1cs) {
-        uint64_t bad = 0;
+    if (r1cs) { /* the key's circuit (--params), and the witness's check */
         if (!cli_read_file(&rb, r1cs)) goto out;
         if (cuzk_r1cs_parse(&rc1, rb.data, rb.size, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s: %s\n", r1cs, err);
             goto out;
         }
-        if (cuzk_r1cs_check(&rc1, w.w, w.n, &bad, err) != CUZK_OK) {
-            fprintf(stderr, "cuzk: witness %s: %s\n", wsrc, err);
-            goto out;
-        }
     }
     const char *key = zkey ? zkey : params ? params : keyfile;
-    if (keyfile) { /* a .cuzk key file: checked and copied in one step */
+    if (keyfile) { /* a .cuzk key file: checked and proven from the mapping */
         char label[64];
-        if (cuzk_keyfile_load(&pk, keyfile, 0, threads, label, err) != CUZK_OK) {
+        if (cuzk_keyfile_map_pk(&pk, keyfile, 0, threads, label, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s\n", err);
             goto out;
         }
@@ -229,70 +237,72 @@ int cmd_prove(int argc, char **argv)
         goto out;
     }
     double t_key = cli_now_ms() - t0 - t_load;
-    if (job.id && !cli_circuit_check_key(&pk, key, &job, &cw)) goto out;
 
-    /* The rows from the PCE, when given. */
+    /* The PCE, when given: the job evaluates the rows from it. */
     double t_pce = 0;
-    cuzk_groth16_rows gr = {0};
     if (pce_path) {
         double tp = cli_now_ms();
         if (cuzk_pce_load(&pce, pce_path, 0, threads, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s\n", err);
             goto out;
         }
-        if (pce.n_cols != w.n || pce.n_inputs != (uint64_t)pk.n_public + 1) {
-            fprintf(stderr, "cuzk: %s: the PCE has %llu variables (%llu inputs) but the witness "
-                            "%u and the key %u inputs: another circuit?\n", pce_path,
-                    (unsigned long long)pce.n_cols, (unsigned long long)pce.n_inputs, w.n,
-                    pk.n_public + 1);
-            goto out;
-        }
-        /* The rows go straight into the prover's domain-sized arrays. */
-        size_t nr = pce.n_rows, n = (size_t)1 << pk.log_domain;
-        int has_c = (pce.flags & CUZK_PCE_HAS_C) != 0;
-        if (nr > n) {
-            fprintf(stderr, "cuzk: %s: %zu rows do not fit the key's domain 2^%u: another "
-                            "circuit?\n", pce_path, nr, pk.log_domain);
-            goto out;
-        }
-        if (!(rows = malloc(3 * n * sizeof *rows))) {
-            fprintf(stderr, "cuzk: out of memory for 3 x 2^%u rows\n", pk.log_domain);
-            goto out;
-        }
-        cuzk_pce_witness pw = {w.w, w.n, NULL, NULL};
-        gr = (cuzk_groth16_rows){rows, rows + n, rows + 2 * n, nr,
-                                 (pce.flags & CUZK_PCE_HAS_INPUT_ROWS) != 0, 1};
-        if (cuzk_pce_eval(&pce, &pw, gr.a, gr.b, has_c ? gr.c : NULL, threads, err) != CUZK_OK) {
-            fprintf(stderr, "cuzk: %s: %s\n", pce_path, err);
-            goto out;
-        }
-        /* No C matrix (a .zkey's): c = a o b row by row, as the prover does,
-         * here so that the rows still go in place. */
-        if (!has_c)
-            for (size_t i = 0; i < nr; i++) cuzk_fr_mul(&gr.c[i], &gr.a[i], &gr.b[i]);
         t_pce = cli_now_ms() - tp;
     }
 
-    cuzk_proof proof;
-    cuzk_groth16_timings t;
-    s = pce_path ? cuzk_groth16_prove_rows(&proof, &pk, w.w, w.n, &gr, threads, 0, &t, err)
-                 : cuzk_groth16_prove(&proof, &pk, w.w, w.n, threads, 0, &t, err);
-    if (s != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s%s\n", err,
-                job.id && s == CUZK_ERR_UNSATISFIED
-                    ? " (the key has the circuit's counts but not its constraints: is it for "
-                      "another circuit?)"
-                    : "");
+    /* The proof: one job on a workspace for this key. */
+    cuzk_config cfg;
+    cuzk_config_default(&cfg);
+    cfg.backend = "cpu";
+    cfg.nthreads = threads;
+    if (cuzk_workspace_create(&ws, &pk, &cfg, err) != CUZK_OK) {
+        fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
+    cuzk_prove_job pj = {0};
+    if (job.id) {
+        pj.witness = CUZK_WITNESS_CIRCUIT;
+        pj.circuit = (cuzk_circuit_job){job.id, job.size, (const char *)ib.data, ib.size,
+                                        job.seed, (unsigned)job.partition};
+        if (!job.inputs) pj.circuit.inputs = NULL;
+        if (!quiet) {
+            pj.progress = say_witness;
+            pj.progress_ctx = &job;
+        }
+    } else {
+        pj.witness = CUZK_WITNESS_DENSE;
+        pj.w = w.w;
+        pj.n_w = w.n;
+    }
+    pj.r1cs = r1cs ? &rc1 : NULL;
+    pj.pce = pce_path ? &pce : NULL;
+    cuzk_prove_result res;
+    if ((s = cuzk_prove(ws, &pj, &res, err)) != CUZK_OK) {
+        switch (res.bad_input) {
+        case CUZK_INPUT_KEY: fprintf(stderr, "cuzk: %s: %s\n", key, err); break;
+        case CUZK_INPUT_PCE: fprintf(stderr, "cuzk: %s: %s\n", pce_path, err); break;
+        case CUZK_INPUT_R1CS: fprintf(stderr, "cuzk: witness %s: %s\n", wsrc, err); break;
+        default:
+            if (res.stage == CUZK_STAGE_WITNESS) {
+                fprintf(stderr, "cuzk: %s: %s\n", job.inputs ? job.inputs : job.id, err);
+                break;
+            }
+            fprintf(stderr, "cuzk: %s%s\n", err,
+                    job.id && s == CUZK_ERR_UNSATISFIED
+                        ? " (the key has the circuit's counts but not its constraints: is it "
+                          "for another circuit?)"
+                        : "");
+        }
+        goto out;
+    }
+    const cuzk_prove_timings *t = &res.t;
     if (filecoin) {
         uint8_t bytes[CUZK_PROOF_BYTES];
-        if (cuzk_proofs_to_bytes(bytes, &proof, 1, err) != CUZK_OK ||
+        if (cuzk_proofs_to_bytes(bytes, &res.proof, 1, err) != CUZK_OK ||
             cuzk_file_write(proof_out, bytes, sizeof bytes, err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s\n", err);
             goto out;
         }
-    } else if (cuzk_proof_to_json(&json, &proof, err) != CUZK_OK ||
+    } else if (cuzk_proof_to_json(&json, &res.proof, err) != CUZK_OK ||
                cuzk_file_write(proof_out, json, strlen(json), err) != CUZK_OK) {
         fprintf(stderr, "cuzk: %s\n", err);
         goto out;
@@ -300,45 +310,48 @@ int cmd_prove(int argc, char **argv)
     if (public_out) {
         free(json);
         json = NULL;
-        if (cuzk_public_to_json(&json, w.w + 1, pk.n_public, err) != CUZK_OK ||
+        if (cuzk_public_to_json(&json, res.pub, res.n_public, err) != CUZK_OK ||
             cuzk_file_write(public_out, json, strlen(json), err) != CUZK_OK) {
             fprintf(stderr, "cuzk: %s\n", err);
             goto out;
         }
     }
     if (!quiet) {
+        /* The witness of a circuit job is now computed after the key is
+         * read: "witness + key files" adds the two, as before. With a PCE
+         * the rows are evaluated straight into the workspace: no copy. */
         printf("proved %s: %u variables, %u public, domain 2^%u\n", key, pk.n_vars,
                pk.n_public, pk.log_domain);
-        if (job.id) printf("  %-22s %10.2f ms\n", "witness (all cores)", cw.witness_ms);
+        if (job.id) printf("  %-22s %10.2f ms\n", "witness (all cores)", t->witness_ms);
         printf("  %-22s %10.2f ms\n", job.id ? "witness + key files" : "read + parse files",
-               t_load);
+               t_load + t->witness_ms);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
-        if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load + A w, B w, C w", t_pce);
+        if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load + A w, B w, C w", t_pce + t->abc_ms);
         printf("  %-22s %10.2f ms\n", pce_path ? "a, b, c (copy)" : "a, b, c = A w, B w, C w",
-               t.abc_ms);
-        printf("  %-22s %10.2f ms\n", "H (NTTs)", t.ntt_ms);
-        printf("  %-22s %10.2f ms\n", "MSM A (G1)", t.msm_a_ms);
-        printf("  %-22s %10.2f ms\n", "MSM B (G2)", t.msm_b2_ms);
-        printf("  %-22s %10.2f ms\n", "MSM L+H+rB1 (G1)", t.msm_c_ms);
-        printf("  %-22s %10.2f ms\n", "blinding", t.assemble_ms);
-        printf("  %-22s %10.2f ms\n", "self-check (verify)", t.verify_ms);
-        printf("  %-22s %10.2f ms\n", "prover total", t.total_ms);
+               pce_path ? 0.0 : t->abc_ms);
+        printf("  %-22s %10.2f ms\n", "H (NTTs)", t->ntt_ms);
+        printf("  %-22s %10.2f ms\n", "MSM A (G1)", t->msm_a_ms);
+        printf("  %-22s %10.2f ms\n", "MSM B (G2)", t->msm_b2_ms);
+        printf("  %-22s %10.2f ms\n", "MSM L+H+rB1 (G1)", t->msm_c_ms);
+        printf("  %-22s %10.2f ms\n", "blinding", t->assemble_ms);
+        printf("  %-22s %10.2f ms\n", "self-check (verify)", t->verify_ms);
+        printf("  %-22s %10.2f ms\n", "prover total", t->total_ms);
         printf("  %-22s %10.2f ms\n", "command total", cli_now_ms() - t0);
     }
     rc = 0;
 out:
     free(json);
-    free(rows);
+    cuzk_workspace_destroy(ws);
     cuzk_pce_free(&pce);
     cuzk_groth16_pk_free(&pk);
     cuzk_zkey_free(&z);
     cuzk_bp_params_free(&bp);
     cuzk_r1cs_free(&rc1);
-    if (job.id) free(cw.w);
-    else cuzk_wtns_free(&w);
+    cuzk_wtns_free(&w);
     cuzk_blob_release(&zb);
     cuzk_blob_release(&wb);
     cuzk_blob_release(&rb);
+    cuzk_blob_release(&ib);
     return rc;
 }
 

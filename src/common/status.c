@@ -17,6 +17,7 @@ const char *cuzk_strerror(cuzk_status s)
     case CUZK_ERR_CUDA: return "CUDA error";
     case CUZK_ERR_NO_DEVICE: return "no GPU device";
     case CUZK_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case CUZK_ERR_CANCELED: return "canceled";
     }
     return "unknown status";
 }

@@ -21,7 +21,8 @@ cuzk_status g16_b_density(uint32_t **b_var, uint32_t *n_b, const cuzk_matrices *
                           uint32_t n_vars);
 
 /* Fills buf with n bytes from the OS CSPRNG (getrandom, retried on EINTR
- * and short reads); CUZK_ERR_IO when the OS refuses. (prove.c) */
+ * and short reads); CUZK_ERR_IO when the OS refuses. (key.c; also the
+ * prove layer's blinding scalars) */
 cuzk_status g16_os_random(void *buf, size_t n);
 
 #endif /* CUZK_GROTH16_INTERNAL_H */

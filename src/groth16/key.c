@@ -1,7 +1,9 @@
 /* Proving keys: building the prover's form from the files people have. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <cuzk/groth16.h>
 
@@ -84,9 +86,30 @@ cuzk_status g16_b_density(uint32_t **b_var, uint32_t *n_b, const cuzk_matrices *
     return CUZK_OK;
 }
 
+cuzk_status g16_os_random(void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom((uint8_t *)buf + got, n - got, 0);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return CUZK_ERR_IO;
+        }
+        got += (size_t)k;
+    }
+    return CUZK_OK;
+}
+
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
 {
     if (!pk) return;
+    if (pk->storage != CUZK_PK_OWNED) {
+        /* The arrays (vk.ic and the matrices too) are views: into the
+         * key's own mapping (released here) or someone else's memory. */
+        if (pk->storage == CUZK_PK_MAPPED) cuzk_blob_release(&pk->mapping_);
+        memset(pk, 0, sizeof *pk);
+        return;
+    }
     cuzk_vk_free(&pk->vk);
     free(pk->a);
     free(pk->b_var);

@@ -365,6 +365,7 @@ cuzk_status cuzk_keyfile_open(cuzk_keyfile *kf, const uint8_t *data, size_t size
     if (err) err[0] = 0;
     if (!kf) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
     memset(kf, 0, sizeof *kf);
+    kf->pk.storage = CUZK_PK_VIEW; /* also on failure: the views are not owned */
     if (!data && size) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
     /* Before the alignment: an empty file's buffer is anything. */
     if (size == 0) return kfail(err, CUZK_ERR_TRUNCATED, "empty file");
@@ -629,6 +630,24 @@ void cuzk_keyfile_close(cuzk_keyfile *kf)
     memset(kf, 0, sizeof *kf);
 }
 
+cuzk_status cuzk_keyfile_map_pk(cuzk_groth16_pk *pk, const char *path, unsigned flags,
+                                unsigned nthreads, char *label, char *err)
+{
+    if (err) err[0] = 0;
+    if (!pk || !path) return kfail(err, CUZK_ERR_INVALID_ARGUMENT, "NULL argument");
+    memset(pk, 0, sizeof *pk);
+    cuzk_keyfile kf;
+    cuzk_status s = cuzk_keyfile_map(&kf, path, flags, nthreads, err);
+    if (s != CUZK_OK) return s;
+    if (label) memcpy(label, kf.label, 64);
+    /* The views stay where they are; the mapping moves into the key. */
+    *pk = kf.pk;
+    pk->storage = CUZK_PK_MAPPED;
+    pk->mapping_ = kf.blob_;
+    memset(&kf, 0, sizeof kf);
+    return CUZK_OK;
+}
+
 static void *dup_bytes(const void *p, size_t n)
 {
     void *q = malloc(n ? n : 1);
@@ -649,6 +668,7 @@ cuzk_status cuzk_keyfile_load(cuzk_groth16_pk *pk, const char *path, unsigned fl
     size_t n = v->n_vars, nb = v->n_b, n_l = (size_t)v->n_vars - v->n_public - 1;
     size_t n_h = n_h_of(v->h_form, v->log_domain);
     *pk = *v;
+    pk->storage = CUZK_PK_OWNED;
     memset(&pk->vk, 0, sizeof pk->vk);
     memset(&pk->m, 0, sizeof pk->m);
     pk->a = dup_bytes(v->a, n * sizeof *v->a);

@@ -43,6 +43,11 @@ struct cuzk_ntt_domain {
      * (index 0 unused); the same with inverse roots in tw_inv. */
     size_t block;
     cuzk_fr *tw, *tw_inv;
+    /* cuzk_ntt_to_coset's scaling, made once here so that the transform
+     * allocates nothing (a prover calls it three times a proof):
+     * co_lo[bitrev(i)] = (g^(2^hi))^i, i < 2^lo, and
+     * co_hi[bitrev(i)] = n^-1 g^i, i < 2^hi (lo = log_n / 2, hi = log_n - lo). */
+    cuzk_fr *co_lo, *co_hi;
 };
 
 /* 7^t and 5^t, canonical, with r - 1 = 2^32 t (test_ntt recomputes both). */
@@ -95,6 +100,8 @@ static void fill_inner(cuzk_fr *tw, const cuzk_fr *omega, unsigned log_n, size_t
     }
 }
 
+static void powers_bitrev(cuzk_fr *t, const cuzk_fr *w, const cuzk_fr *start, unsigned bits);
+
 cuzk_status cuzk_ntt_domain_create(cuzk_ntt_domain **out, unsigned log_n, cuzk_roots roots,
                                    unsigned nthreads)
 {
@@ -125,7 +132,8 @@ cuzk_status cuzk_ntt_domain_create(cuzk_ntt_domain **out, unsigned log_n, cuzk_r
     cuzk_fr_from_u64(&d->n_inv, d->n);
     cuzk_fr_inv(&d->n_inv, &d->n_inv);
 
-    d->tw = malloc(2 * d->block * sizeof(cuzk_fr));
+    unsigned lo = log_n / 2, hi = log_n - lo;
+    d->tw = malloc((2 * d->block + ((size_t)1 << lo) + ((size_t)1 << hi)) * sizeof(cuzk_fr));
     if (!d->tw) {
         free(d);
         return CUZK_ERR_NO_MEMORY;
@@ -133,8 +141,20 @@ cuzk_status cuzk_ntt_domain_create(cuzk_ntt_domain **out, unsigned log_n, cuzk_r
     d->tw_inv = d->tw + d->block;
     fill_inner(d->tw, &d->omega, log_n, d->block);
     fill_inner(d->tw_inv, &d->omega_inv, log_n, d->block);
+    d->co_lo = d->tw + 2 * d->block;
+    d->co_hi = d->co_lo + ((size_t)1 << lo);
+    cuzk_fr g_hi = d->g;
+    for (unsigned k = 0; k < hi; k++) cuzk_fr_sqr(&g_hi, &g_hi);
+    powers_bitrev(d->co_lo, &g_hi, &CUZK_FR_ONE, lo);
+    powers_bitrev(d->co_hi, &d->g, &d->n_inv, hi);
     *out = d;
     return CUZK_OK;
+}
+
+size_t cuzk_ntt_domain_bytes(const cuzk_ntt_domain *d)
+{
+    unsigned lo = d->log_n / 2, hi = d->log_n - lo;
+    return sizeof *d + (2 * d->block + ((size_t)1 << lo) + ((size_t)1 << hi)) * sizeof(cuzk_fr);
 }
 
 void cuzk_ntt_domain_destroy(cuzk_ntt_domain *d)
@@ -393,18 +413,10 @@ static void powers_bitrev(cuzk_fr *t, const cuzk_fr *w, const cuzk_fr *start, un
 cuzk_status cuzk_ntt_to_coset(const cuzk_ntt_domain *d, cuzk_fr *a)
 {
     unsigned lo = d->log_n / 2, hi = d->log_n - lo;
-    cuzk_fr *ta = malloc((((size_t)1 << lo) + ((size_t)1 << hi)) * sizeof *ta);
-    if (!ta) return CUZK_ERR_NO_MEMORY;
-    cuzk_fr *tb = ta + ((size_t)1 << lo), g_hi = d->g;
-    for (unsigned k = 0; k < hi; k++) cuzk_fr_sqr(&g_hi, &g_hi);
-    powers_bitrev(ta, &g_hi, &CUZK_FR_ONE, lo);
-    powers_bitrev(tb, &d->g, &d->n_inv, hi);
-
     dif_stages(d, a, 1);
-    struct coset_scale x = {a, ta, tb, lo};
+    struct coset_scale x = {a, d->co_lo, d->co_hi, lo};
     cuzk_parallel_for((size_t)1 << hi, 4096 >> lo ? 4096 >> lo : 1, threads_for(d),
                       coset_scale_range, &x);
     dit_stages(d, a, 0);
-    free(ta);
     return CUZK_OK;
 }

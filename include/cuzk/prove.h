@@ -1,0 +1,319 @@
+/* cuzk — the proof job: from a key and a witness source to a checked proof.
+ *
+ * The layer above groth16 (keys, the verifier), circuits (built-in
+ * witnesses), r1cs (PCE rows) and formats. A proof is a library call, so the
+ * CLI, the benchmarks and an engine all prove the same way:
+ *
+ *   cuzk_config          every tuning knob as plain data (the library never
+ *                        reads the environment; the CLI does)
+ *   cuzk_prover_backend  the stages of a proof behind function pointers: the
+ *                        CPU backend is built in (the reference and the
+ *                        fallback), others (the GPU) register at run time,
+ *                        so the library links without them
+ *   cuzk_workspace       every per-proof buffer, made once for a key and a
+ *                        backend and reused for each proof with that key
+ *   cuzk_prove_job       what to prove; cuzk_prove proves it
+ *
+ * Stages, in order (cuzk_prove_stage): the witness (built-in circuits
+ * only), the rows a, b, c = A w, B w, C w, the H polynomial, the MSMs A
+ * (G1), B (G2) and L + H + r B1 (G1), the blinding with r, s, and the
+ * self-check (the verifier) unless turned off. The algebra is that of
+ * groth16.h.
+ *
+ * Memory: cuzk_workspace_create allocates everything a proof needs (its
+ * size is cuzk_workspace_bytes); cuzk_prove allocates no per-proof buffer
+ * of its own. Not yet allocation-free: the CPU MSMs of msm.h allocate their
+ * buckets per call (freed before they return), and a built-in circuit job
+ * whose inputs are derived from a seed allocates that small JSON.
+ */
+#ifndef CUZK_PROVE_H
+#define CUZK_PROVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuzk/circuits.h>
+#include <cuzk/ec.h>
+#include <cuzk/formats.h>
+#include <cuzk/groth16.h>
+#include <cuzk/pce.h>
+#include <cuzk/status.h>
+
+/* ------------------------------------------------------------- config -- */
+
+/* Every knob of a workspace. Fill with cuzk_config_default, then change
+ * fields; the workspace copies it (the backend string must outlive only
+ * the cuzk_workspace_create call). */
+typedef struct {
+    unsigned nthreads;   /* CPU threads for every stage; 0 = every core */
+    int self_check;      /* 1: verify each proof before returning it, so a bad
+                          * witness gives CUZK_ERR_UNSATISFIED, never a bad
+                          * proof; 0: skip (benchmarks) */
+    const char *backend; /* "cpu", a registered backend's name ("gpu"), or
+                          * "auto": the first registered non-CPU backend that
+                          * accepts the key, else "cpu"; NULL = "auto" */
+    /* GPU knobs, plain data for a GPU backend (the CPU backend ignores them);
+     * 0 = the backend's choice. */
+    int gpu_device;          /* CUDA device ordinal */
+    uint64_t gpu_pool_bytes; /* device memory the workspace may hold */
+    unsigned gpu_streams;    /* streams a proof may use */
+    unsigned gpu_ntt;        /* NTT variant (the backend's enumeration) */
+    unsigned gpu_msm_flags;  /* MSM plan flags (gpu.h) */
+    unsigned ws_flags;       /* CUZK_WS_* */
+} cuzk_config;
+
+/* ws_flags: every job gives its rows in place (cuzk_groth16_rows.in_place):
+ * the workspace holds no a, b, c (96 bytes per domain point less: 12.9 GB
+ * at 2^27). A job with other rows is then CUZK_ERR_INVALID_ARGUMENT. */
+#define CUZK_WS_CALLER_ROWS 1u
+
+/* nthreads 0, self_check 1, backend "auto", GPU knobs 0, ws_flags 0. */
+void cuzk_config_default(cuzk_config *cfg);
+
+/* ------------------------------------------------------------- stages -- */
+
+typedef enum {
+    CUZK_STAGE_WITNESS = 0, /* a built-in circuit's witness (dense: skipped) */
+    CUZK_STAGE_ROWS,        /* a, b, c = A w, B w, C w */
+    CUZK_STAGE_H,           /* the H polynomial; the MSM scalars */
+    CUZK_STAGE_MSM_A,       /* A (G1) */
+    CUZK_STAGE_MSM_B2,      /* B (G2) */
+    CUZK_STAGE_MSM_C,       /* L + H + r B1 (G1) */
+    CUZK_STAGE_ASSEMBLE,    /* blinding with r, s; affine points */
+    CUZK_STAGE_VERIFY,      /* the self-check */
+    CUZK_STAGE_DONE
+} cuzk_prove_stage;
+
+/* A short static name ("witness", "rows", "H", "MSM A", ...). Never NULL. */
+const char *cuzk_prove_stage_name(cuzk_prove_stage stage);
+
+/* Wall-clock milliseconds of each stage (0 for a stage not run). */
+typedef struct {
+    double witness_ms;  /* the built-in circuit's witness */
+    double abc_ms;      /* a, b, c: evaluated from the key's matrices or a
+                         * PCE, or copied from the caller's rows */
+    double ntt_ms;      /* the H polynomial's NTTs and pointwise work, and
+                         * the witness's conversion to MSM scalars */
+    double msm_a_ms;    /* A (G1) */
+    double msm_b2_ms;   /* B (G2), over the n_b variables of B */
+    double msm_c_ms;    /* L + H + r B1 (G1) */
+    double assemble_ms; /* blinding with r, s and conversion to affine */
+    double verify_ms;   /* the self-check (0 when not run) */
+    double total_ms;    /* the prover: rows to self-check, witness excluded */
+} cuzk_prove_timings;
+
+/* ----------------------------------------------------------- backends -- */
+
+/* Rows computed by the caller (cuzk_pce_eval from a compiled PCE, or a GPU):
+ * a[j] = <A_j, w>, b[j] = <B_j, w>, c[j] = <C_j, w> for j < n_rows, the
+ * circuit's constraint rows in the key's order. c may be NULL: then
+ * c = a o b row by row, as for a key without C. has_input_rows = 0: the
+ * rows end before the input rows, which the prover appends (a = w_i for
+ * each input i, ONE included; b = c = 0), as the key's matrices lay them
+ * out; 1: they are included (a PCE compiled from a key's matrices). The
+ * arrays are only read, unless in_place = 1: then a, b and c (all three
+ * given) each hold 2^pk->log_domain elements and the prover works in them
+ * (no copy; see CUZK_WS_CALLER_ROWS); their contents are undefined
+ * afterwards. */
+typedef struct {
+    cuzk_fr *a, *b, *c;
+    size_t n_rows;
+    int has_input_rows;
+    int in_place;
+} cuzk_groth16_rows;
+
+/* What a backend's stages see of the proof in progress. Checked by
+ * cuzk_prove before any stage runs: w has pk->n_vars values with w[0] = 1;
+ * at most one of pce and rows, each matching the key; without either the
+ * key has matrices. */
+typedef struct {
+    const cuzk_groth16_pk *pk;
+    const cuzk_fr *w;
+    const cuzk_pce *pce;           /* rows from this PCE, or NULL */
+    const cuzk_groth16_rows *rows; /* rows from the caller, or NULL */
+    cuzk_fr r, s;                  /* the blinding scalars (msm_c uses r) */
+} cuzk_stage_in;
+
+/* The stages of a proof on one kind of hardware. Each stage runs on the
+ * caller's thread (and may use nthreads of the config, or a device), reads
+ * what the earlier stages left in the backend's workspace bws, and returns
+ * CUZK_OK or an error status with err (CUZK_ERRMSG_LEN bytes) set. The
+ * stages of one proof run in this order, one proof at a time per bws.
+ * A backend must not allocate per proof in its stages beyond what its
+ * workspace holds; whatever a stage starts it finishes (or owns in bws)
+ * before it returns, so cuzk_prove may stop between any two stages.
+ * The struct, its name and its functions must outlive every workspace
+ * made with it (a static const object). */
+typedef struct cuzk_prover_backend {
+    const char *name; /* "cpu", "gpu", ...: what cuzk_config.backend names */
+    /* Makes *bws for pk (borrowed: it outlives bws) and cfg (copied if
+     * kept): every buffer a proof with pk needs. CUZK_ERR_NO_DEVICE /
+     * CUZK_ERR_INVALID_ARGUMENT when the backend cannot prove with this
+     * key here ("auto" then falls back to the CPU). */
+    cuzk_status (*ws_create)(void **bws, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
+                             char *err);
+    void (*ws_destroy)(void *bws); /* NULL is fine */
+    /* Bytes bws holds (host and device together). */
+    uint64_t (*ws_bytes)(const void *bws);
+    /* a, b, c from in->rows, in->pce or the key's matrices. */
+    cuzk_status (*eval_rows)(void *bws, const cuzk_stage_in *in, char *err);
+    /* The H scalars, and w as MSM scalars. */
+    cuzk_status (*h_poly)(void *bws, const cuzk_stage_in *in, char *err);
+    /* *out = sum w_i A_i; sum over B's variables of w_i B2_i; and
+     * sum_{private} w_i L_i + sum h_i H_i + r sum w_i B1_i (Jacobian). */
+    cuzk_status (*msm_a)(void *bws, const cuzk_stage_in *in, cuzk_g1_jac *out, char *err);
+    cuzk_status (*msm_b2)(void *bws, const cuzk_stage_in *in, cuzk_g2_jac *out, char *err);
+    cuzk_status (*msm_c)(void *bws, const cuzk_stage_in *in, cuzk_g1_jac *out, char *err);
+} cuzk_prover_backend;
+
+#define CUZK_MAX_BACKENDS 8
+
+/* Adds b to the registry (b must outlive every use: a static const). The
+ * CPU backend is always there without registering. A name already taken,
+ * a NULL function or a full registry: CUZK_ERR_INVALID_ARGUMENT.
+ * Thread-safe. */
+cuzk_status cuzk_backend_register(const cuzk_prover_backend *b);
+/* The backend named name ("cpu" included), or NULL. Thread-safe. */
+const cuzk_prover_backend *cuzk_backend_find(const char *name);
+/* The built-in CPU backend. */
+const cuzk_prover_backend *cuzk_backend_cpu(void);
+
+/* ---------------------------------------------------------- workspace -- */
+
+typedef struct cuzk_workspace cuzk_workspace;
+
+/* Makes a workspace for proofs with pk on the backend cfg->backend names
+ * (cfg NULL: cuzk_config_default). pk is borrowed: it must outlive the
+ * workspace and not change. Allocates every per-proof buffer now: for the
+ * CPU backend 3 x 32 bytes per domain point (a, b, c; none with
+ * CUZK_WS_CALLER_ROWS), 32 bytes per variable (the witness as scalars) and
+ * 64 per B variable, the NTT domain's tables, the public inputs; a built-in
+ * circuit job adds its circuit and dense witness at the first such job.
+ * The caller owns *ws (cuzk_workspace_destroy). Errors: an unknown backend
+ * or a malformed key (CUZK_ERR_INVALID_ARGUMENT), CUZK_ERR_NO_MEMORY, or
+ * the backend's status, with err set. One proof at a time per workspace;
+ * distinct workspaces (of one key or several) prove at once. */
+cuzk_status cuzk_workspace_create(cuzk_workspace **ws, const cuzk_groth16_pk *pk,
+                                  const cuzk_config *cfg, char *err);
+void cuzk_workspace_destroy(cuzk_workspace *ws); /* NULL is fine */
+/* Bytes the workspace holds now (the backend's and its own). */
+uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws);
+/* The backend it proves on ("cpu", ...). */
+const char *cuzk_workspace_backend(const cuzk_workspace *ws);
+
+/* --------------------------------------------------------------- jobs -- */
+
+/* A built-in circuit's partition (circuits.h): its witness is computed in
+ * the workspace (the circuit is opened at the first such job and kept for
+ * the next ones with the same id and size). */
+typedef struct {
+    const char *id;     /* "porep-32g", ... */
+    unsigned log_size;  /* 0 = full size, else 10..27 */
+    const char *inputs; /* an inputs JSON of inputs_len bytes, or NULL: the
+                         * inputs derived from seed and partition */
+    size_t inputs_len;
+    uint64_t seed;
+    unsigned partition;
+} cuzk_circuit_job;
+
+/* The witness of cj in cs, as cuzk_circuit_witness computes it (whose
+ * contract for cs holds): from cj's inputs JSON, or from the inputs
+ * derived from seed and partition (a small JSON allocated and freed
+ * here). For tools that want a circuit's witness without proving. */
+cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *cj, cuzk_cs *cs,
+                                     unsigned nthreads, char *err);
+
+typedef enum {
+    CUZK_WITNESS_DENSE = 0,  /* w[0..n_w), Montgomery form, w[0] = 1 */
+    CUZK_WITNESS_CIRCUIT = 1 /* computed from circuit */
+} cuzk_witness_kind;
+
+/* The progress and cancel hook: called on cuzk_prove's thread before each
+ * stage it runs, with the stage about to start. Return 0 to go on, nonzero
+ * to stop: cuzk_prove then returns CUZK_ERR_CANCELED at once (within the
+ * stage that was running when the caller decided), having freed nothing it
+ * does not own; the workspace stays usable. */
+typedef int (*cuzk_prove_progress_fn)(void *ctx, cuzk_prove_stage next);
+
+/* One proof. Every pointer is borrowed for the call only. */
+typedef struct {
+    cuzk_witness_kind witness;
+    const cuzk_fr *w; /* DENSE */
+    size_t n_w;
+    cuzk_circuit_job circuit; /* CIRCUIT */
+    /* Optional: check the witness against this R1CS constraint by
+     * constraint before proving (a clearer error than the self-check's). */
+    const cuzk_r1cs *r1cs;
+    /* Where the rows come from: the key's matrices (both NULL), the
+     * circuit's compiled PCE (its variables and inputs must be the key's),
+     * or rows the caller evaluated. At most one. */
+    const cuzk_pce *pce;
+    const cuzk_groth16_rows *rows;
+    cuzk_prove_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    /* Tests only: blinding scalars r and s instead of fresh ones from the
+     * OS CSPRNG (both or neither). A proof with a known r, s reveals the
+     * witness: never use outside tests. */
+    const cuzk_fr *fixed_r, *fixed_s;
+} cuzk_prove_job;
+
+/* Which input a failure is about, so a caller can name the right file. */
+typedef enum {
+    CUZK_INPUT_NONE = 0, /* not an input's fault (memory, device, canceled) */
+    CUZK_INPUT_KEY,      /* the key (malformed, or another circuit's) */
+    CUZK_INPUT_WITNESS,  /* the witness or the circuit job's inputs */
+    CUZK_INPUT_R1CS,     /* the witness fails job->r1cs */
+    CUZK_INPUT_PCE,      /* the PCE does not fit the key and witness */
+    CUZK_INPUT_ROWS      /* job->rows does not fit the key */
+} cuzk_prove_input;
+
+typedef struct {
+    cuzk_proof proof;       /* zero unless CUZK_OK */
+    const cuzk_fr *pub;     /* the n_public public inputs (ONE excluded): a
+                             * view into the workspace, valid until its next
+                             * cuzk_prove or its destruction */
+    uint32_t n_public;
+    cuzk_prove_timings t;
+    cuzk_prove_stage stage;    /* the stage that failed (DONE on success) */
+    cuzk_prove_input bad_input;/* on failure, whose fault */
+} cuzk_prove_result;
+
+/* Proves job with the workspace's key on its backend, fills *res and
+ * returns CUZK_OK, or an error with err (CUZK_ERRMSG_LEN bytes, may be
+ * NULL) set and res->stage / res->bad_input saying where: the witness's
+ * errors (the circuits layer's statuses; CUZK_ERR_UNSATISFIED for a wrong
+ * length, w[0] != 1, a failed r1cs check or a failed self-check),
+ * CUZK_ERR_INVALID_ARGUMENT for a job or key that do not fit together (a
+ * circuit job whose counts are not the key's, "another circuit or size"),
+ * CUZK_ERR_IO (no OS randomness), CUZK_ERR_CANCELED, or a backend status. */
+cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove_result *res,
+                       char *err);
+
+/* ------------------------------------------------- one-shot wrappers -- */
+
+/* Prover flags. */
+#define CUZK_PROVE_NO_SELF_CHECK 1u /* skip verifying the proof before returning */
+
+/* One proof with a workspace made and destroyed around it (the CPU
+ * backend on nthreads threads, 0 = all cores): for tools and tests that
+ * prove once. Witness w (n_w = pk->n_vars values, Montgomery form,
+ * w[0] = 1). Unless flags say otherwise the proof is verified against
+ * pk->vk before it is returned: a witness that does not satisfy the
+ * circuit gives CUZK_ERR_UNSATISFIED, never a bad proof. t may be NULL. A
+ * key without matrices is CUZK_ERR_INVALID_ARGUMENT ("no matrices"). */
+cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                               size_t n_w, unsigned nthreads, unsigned flags,
+                               cuzk_prove_timings *t, char *err);
+/* The same with the rows given (cuzk_groth16_rows), so a key without
+ * matrices (a .cuzk file written with CUZK_KEYFILE_NO_MATRICES) proves with
+ * the circuit's PCE. The rows (input rows included) must number
+ * pk->m.n_rows when the key has matrices, and fit the domain: else
+ * CUZK_ERR_INVALID_ARGUMENT (also for rows NULL). Rows that do not belong
+ * to w and the key give CUZK_ERR_UNSATISFIED from the self-check. In place
+ * rows make a workspace without a, b, c. */
+cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk,
+                                    const cuzk_fr *w, size_t n_w, const cuzk_groth16_rows *rows,
+                                    unsigned nthreads, unsigned flags, cuzk_prove_timings *t,
+                                    char *err);
+
+#endif /* CUZK_PROVE_H */

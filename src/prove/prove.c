@@ -1,0 +1,573 @@
+/* The proof job (include/cuzk/prove.h): configuration, the backend
+ * registry, workspaces, and cuzk_prove, which checks a job against its key,
+ * runs the backend's stages with the progress hook between them, blinds
+ * and self-checks. The stages' arithmetic is the backends' (cpu.c). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuzk/circuits.h>
+#include <cuzk/prove.h>
+
+#include "common/parallel.h"
+#include "groth16/groth16_internal.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------------- config -- */
+
+void cuzk_config_default(cuzk_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->self_check = 1;
+    cfg->backend = "auto";
+}
+
+const char *cuzk_prove_stage_name(cuzk_prove_stage stage)
+{
+    switch (stage) {
+    case CUZK_STAGE_WITNESS: return "witness";
+    case CUZK_STAGE_ROWS: return "rows";
+    case CUZK_STAGE_H: return "H";
+    case CUZK_STAGE_MSM_A: return "MSM A";
+    case CUZK_STAGE_MSM_B2: return "MSM B";
+    case CUZK_STAGE_MSM_C: return "MSM C";
+    case CUZK_STAGE_ASSEMBLE: return "blinding";
+    case CUZK_STAGE_VERIFY: return "self-check";
+    case CUZK_STAGE_DONE: return "done";
+    }
+    return "?";
+}
+
+/* ----------------------------------------------------------- registry -- */
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static const cuzk_prover_backend *reg[CUZK_MAX_BACKENDS];
+static unsigned reg_n;
+
+/* The registered backend named name, or NULL; reg_lock held. */
+static const cuzk_prover_backend *find_locked(const char *name)
+{
+    for (unsigned i = 0; i < reg_n; i++)
+        if (!strcmp(reg[i]->name, name)) return reg[i];
+    return NULL;
+}
+
+cuzk_status cuzk_backend_register(const cuzk_prover_backend *b)
+{
+    if (!b || !b->name || !strcmp(b->name, "cpu") || !strcmp(b->name, "auto") ||
+        !b->ws_create || !b->ws_destroy || !b->ws_bytes || !b->eval_rows || !b->h_poly ||
+        !b->msm_a || !b->msm_b2 || !b->msm_c)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_status s = CUZK_OK;
+    pthread_mutex_lock(&reg_lock);
+    if (find_locked(b->name) || reg_n == CUZK_MAX_BACKENDS) s = CUZK_ERR_INVALID_ARGUMENT;
+    else reg[reg_n++] = b;
+    pthread_mutex_unlock(&reg_lock);
+    return s;
+}
+
+const cuzk_prover_backend *cuzk_backend_find(const char *name)
+{
+    if (!name) return NULL;
+    if (!strcmp(name, "cpu")) return cuzk_backend_cpu();
+    pthread_mutex_lock(&reg_lock);
+    const cuzk_prover_backend *b = find_locked(name);
+    pthread_mutex_unlock(&reg_lock);
+    return b;
+}
+
+/* ---------------------------------------------------------- workspace -- */
+
+struct cuzk_workspace {
+    const cuzk_groth16_pk *pk; /* borrowed */
+    cuzk_config cfg;           /* cfg.backend points at be->name */
+    const cuzk_prover_backend *be;
+    void *bws;                 /* owned, be's */
+    cuzk_fr *pub;              /* owned: n_public + 1 (the last proof's inputs) */
+    /* Built-in circuit jobs: the circuit is opened at the first and kept
+     * for the next with the same id and size; cs and wbuf are refilled. */
+    cuzk_circuit *ci;
+    char ci_id[32];
+    unsigned ci_size;
+    cuzk_cs cs;
+    cuzk_fr *wbuf; /* n_vars: the dense witness */
+};
+
+static cuzk_status check_key(const cuzk_groth16_pk *pk, char *err)
+{
+    const char *why = NULL;
+    if (pk->n_vars < pk->n_public + 1 || !pk->a || !pk->vk.ic || pk->vk.n_ic != pk->n_public + 1)
+        why = "its counts do not fit together";
+    else if (pk->n_b > pk->n_vars || (pk->n_b && (!pk->b_var || !pk->b1 || !pk->b2)))
+        why = "it lists more B variables than it has";
+    else if (pk->log_domain < 1 || pk->log_domain > CUZK_NTT_MAX_LOG || !pk->h)
+        why = "its domain is out of range";
+    if (why) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a malformed key: %s", why);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < pk->n_b; i++)
+        if (pk->b_var[i] >= pk->n_vars) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the key's B variable list names a variable above %u",
+                         pk->n_vars - 1);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_workspace_create(cuzk_workspace **out, const cuzk_groth16_pk *pk,
+                                  const cuzk_config *cfg, char *err)
+{
+    if (err) err[0] = 0;
+    if (!out) return CUZK_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!pk) return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_status s = check_key(pk, err);
+    if (s != CUZK_OK) return s;
+    cuzk_config c;
+    if (cfg) c = *cfg;
+    else cuzk_config_default(&c);
+    const char *name = c.backend ? c.backend : "auto";
+    cuzk_workspace *ws = calloc(1, sizeof *ws);
+    if (!ws) return CUZK_ERR_NO_MEMORY;
+    ws->pk = pk;
+    ws->cfg = c;
+    if (!(ws->pub = malloc(((size_t)pk->n_public + 1) * sizeof *ws->pub))) {
+        free(ws);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    if (!strcmp(name, "auto")) {
+        /* The registered (accelerated) backends first; the CPU always works. */
+        const cuzk_prover_backend *cand[CUZK_MAX_BACKENDS];
+        pthread_mutex_lock(&reg_lock);
+        unsigned n = reg_n;
+        memcpy(cand, reg, n * sizeof *cand);
+        pthread_mutex_unlock(&reg_lock);
+        s = CUZK_ERR_NO_DEVICE;
+        for (unsigned i = 0; i < n && s != CUZK_OK; i++) {
+            ws->be = cand[i];
+            s = ws->be->ws_create(&ws->bws, pk, &ws->cfg, err);
+        }
+        if (s != CUZK_OK) {
+            if (err) err[0] = 0;
+            ws->be = cuzk_backend_cpu();
+            s = ws->be->ws_create(&ws->bws, pk, &ws->cfg, err);
+        }
+    } else if ((ws->be = cuzk_backend_find(name)) != NULL) {
+        s = ws->be->ws_create(&ws->bws, pk, &ws->cfg, err);
+    } else {
+        s = CUZK_ERR_INVALID_ARGUMENT;
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: no backend named '%s'", name);
+    }
+    if (s != CUZK_OK) {
+        ws->bws = NULL;
+        cuzk_workspace_destroy(ws);
+        return s;
+    }
+    ws->cfg.backend = ws->be->name;
+    *out = ws;
+    return CUZK_OK;
+}
+
+void cuzk_workspace_destroy(cuzk_workspace *ws)
+{
+    if (!ws) return;
+    if (ws->be && ws->bws) ws->be->ws_destroy(ws->bws);
+    cuzk_cs_free(&ws->cs);
+    cuzk_circuit_close(ws->ci);
+    free(ws->wbuf);
+    free(ws->pub);
+    free(ws);
+}
+
+uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws)
+{
+    uint64_t b = sizeof *ws + ((uint64_t)ws->pk->n_public + 1) * sizeof(cuzk_fr);
+    if (ws->wbuf) b += (uint64_t)ws->pk->n_vars * sizeof(cuzk_fr);
+    return b + ws->be->ws_bytes(ws->bws);
+}
+
+const char *cuzk_workspace_backend(const cuzk_workspace *ws) { return ws->be->name; }
+
+/* --------------------------------------------------- circuit witness -- */
+
+/* ceil(log2(n)) for n >= 2 (a domain holds at least 2 rows). */
+static unsigned log2_ceil(uint64_t n)
+{
+    unsigned k = 1;
+    while (((uint64_t)1 << k) < n) k++;
+    return k;
+}
+
+/* The circuit's counts against the key's: variables and public inputs
+ * exactly; the domain against the circuit's constraint estimate (the exact
+ * count is known only to a recording; the estimate is within a few rows),
+ * so a key of another size is refused here and one with the right counts
+ * but other constraints fails the self-check. */
+static cuzk_status circuit_fits_key(const cuzk_groth16_pk *pk, const cuzk_circuit_job *cj,
+                                    const cuzk_circuit_info *in, const cuzk_cs_shape *sh,
+                                    char *err)
+{
+    char what[96];
+    if (cj->log_size) snprintf(what, sizeof what, "%s at 2^%u", cj->id, cj->log_size);
+    else snprintf(what, sizeof what, "%s at full size", cj->id);
+    uint64_t n = (uint64_t)sh->n_inputs + sh->n_aux;
+    if (pk->n_vars != n || pk->n_public + 1 != sh->n_inputs) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "the key has %u variables (%u public) but %s has %llu (%u public): the "
+                     "key is for another circuit or size", pk->n_vars, pk->n_public, what,
+                     (unsigned long long)n, sh->n_inputs - 1);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    uint64_t est = in->n_constraints, tol = est / 100 + 16, n_in = sh->n_inputs;
+    unsigned lo = log2_ceil(est > tol ? est - tol + n_in : 2), hi = log2_ceil(est + tol + n_in);
+    if (pk->log_domain < lo || pk->log_domain > hi) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "the key's domain is 2^%u but %s (~%llu constraints) needs 2^%u: the key "
+                     "is for another circuit or size", pk->log_domain, what,
+                     (unsigned long long)est, log2_ceil(est + n_in));
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *cj, cuzk_cs *cs,
+                                     unsigned nthreads, char *err)
+{
+    char *owned = NULL;
+    const char *json = cj->inputs;
+    size_t len = cj->inputs_len;
+    cuzk_status s;
+    if (!json) {
+        if ((s = cuzk_circuit_inputs_json(ci, cj->seed, cj->partition, &owned, err)) != CUZK_OK)
+            return s;
+        json = owned;
+        len = strlen(owned);
+    }
+    s = cuzk_circuit_witness(ci, json, len, cs, nthreads, err);
+    free(owned);
+    return s;
+}
+
+/* The witness of a built-in circuit job into ws->wbuf. */
+static cuzk_status circuit_witness(cuzk_workspace *ws, const cuzk_circuit_job *cj,
+                                   cuzk_prove_result *res, char *err)
+{
+    const cuzk_groth16_pk *pk = ws->pk;
+    cuzk_status s;
+    res->bad_input = CUZK_INPUT_WITNESS;
+    if (!cj->id) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a circuit job without a circuit id");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (!ws->ci || strcmp(ws->ci_id, cj->id) || ws->ci_size != cj->log_size) {
+        cuzk_cs_free(&ws->cs);
+        memset(&ws->cs, 0, sizeof ws->cs);
+        cuzk_circuit_close(ws->ci);
+        ws->ci = NULL;
+        if ((s = cuzk_circuit_open(&ws->ci, cj->id, cj->log_size, err)) != CUZK_OK) return s;
+        snprintf(ws->ci_id, sizeof ws->ci_id, "%s", cj->id); /* ids are short */
+        ws->ci_size = cj->log_size;
+    }
+    s = cuzk_circuit_job_witness(ws->ci, cj, &ws->cs, ws->cfg.nthreads, err);
+    if (s != CUZK_OK) {
+        /* A failed fill leaves cs in no state to reuse. */
+        cuzk_cs_free(&ws->cs);
+        memset(&ws->cs, 0, sizeof ws->cs);
+        return s;
+    }
+    cuzk_cs_shape sh;
+    cuzk_cs_get_shape(&ws->cs, &sh);
+    if ((s = circuit_fits_key(pk, cj, cuzk_circuit_describe(ws->ci), &sh, err)) != CUZK_OK) {
+        res->bad_input = CUZK_INPUT_KEY;
+        return s;
+    }
+    if (!ws->wbuf && !(ws->wbuf = malloc((size_t)pk->n_vars * sizeof *ws->wbuf))) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: out of memory for the witness");
+        res->bad_input = CUZK_INPUT_NONE;
+        return CUZK_ERR_NO_MEMORY;
+    }
+    if ((s = cuzk_cs_witness(&ws->cs, ws->wbuf, pk->n_vars)) != CUZK_OK) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: the witness: %s", cuzk_strerror(s));
+        return s;
+    }
+    res->bad_input = CUZK_INPUT_NONE;
+    return CUZK_OK;
+}
+
+/* --------------------------------------------------------------- jobs -- */
+
+/* The job against the key, before any stage runs: each failure names its
+ * input in res->bad_input. */
+static cuzk_status check_job(const cuzk_groth16_pk *pk, const cuzk_prove_job *job,
+                             const cuzk_fr *w, size_t n_w, cuzk_prove_result *res, char *err)
+{
+    size_t n = (size_t)1 << pk->log_domain, n_inputs = (size_t)pk->n_public + 1;
+    res->bad_input = CUZK_INPUT_WITNESS;
+    if (n_w != pk->n_vars) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "prove: the witness has %zu values but the key expects %u", n_w,
+                     pk->n_vars);
+        return CUZK_ERR_UNSATISFIED;
+    }
+    if (!cuzk_fr_is_one(&w[0])) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: witness value 0 must be 1");
+        return CUZK_ERR_UNSATISFIED;
+    }
+    if (job->r1cs) {
+        uint64_t bad = 0;
+        res->bad_input = CUZK_INPUT_R1CS;
+        cuzk_status s = cuzk_r1cs_check(job->r1cs, w, n_w, &bad, err);
+        if (s != CUZK_OK) return s;
+    }
+    if (job->pce) {
+        const cuzk_pce *p = job->pce;
+        size_t total = p->n_rows + ((p->flags & CUZK_PCE_HAS_INPUT_ROWS) ? 0 : n_inputs);
+        res->bad_input = CUZK_INPUT_PCE;
+        if (p->n_cols != pk->n_vars || p->n_inputs != n_inputs) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the PCE has %llu variables (%llu inputs) but the witness %zu "
+                         "and the key %zu inputs: another circuit?",
+                         (unsigned long long)p->n_cols, (unsigned long long)p->n_inputs, n_w,
+                         n_inputs);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+        if (total > n || (pk->m.n_rows && total != pk->m.n_rows)) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the PCE's %zu rows (input rows included) do not fit the key "
+                         "(%llu rows, domain 2^%u): another circuit?", total,
+                         (unsigned long long)pk->m.n_rows, pk->log_domain);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+    } else if (job->rows) {
+        const cuzk_groth16_rows *r = job->rows;
+        size_t total = r->n_rows + (r->has_input_rows ? 0 : n_inputs);
+        res->bad_input = CUZK_INPUT_ROWS;
+        if (!r->a || !r->b || (r->in_place && !r->c) || total > n ||
+            (pk->m.n_rows && total != pk->m.n_rows)) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: %zu rows (input rows included) do not fit the key (%llu rows, "
+                         "domain 2^%u)%s", total, (unsigned long long)pk->m.n_rows,
+                         pk->log_domain, r->a && r->b ? "" : "; or a NULL row array");
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+    } else if (pk->m.n_rows == 0) {
+        res->bad_input = CUZK_INPUT_KEY;
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "prove: the key has no matrices: give the rows (the circuit's PCE)");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    res->bad_input = CUZK_INPUT_NONE;
+    return CUZK_OK;
+}
+
+/* A uniform nonzero scalar from the OS CSPRNG, by rejection sampling. */
+static cuzk_status random_fr(cuzk_fr *r)
+{
+    for (;;) {
+        uint64_t v[4];
+        cuzk_status s = g16_os_random(v, sizeof v);
+        if (s != CUZK_OK) return s;
+        v[3] &= 0x7fffffffffffffffull; /* r < 2^255 */
+        if (cuzk_fr_from_limbs(r, v) == CUZK_OK && !cuzk_fr_is_zero(r)) return CUZK_OK;
+    }
+}
+
+/* Enters stage st: records it and asks the progress hook whether to go on. */
+static int enter(const cuzk_prove_job *job, cuzk_prove_result *res, cuzk_prove_stage st)
+{
+    res->stage = st;
+    return !job->progress || !job->progress(job->progress_ctx, st);
+}
+
+cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove_result *res,
+                       char *err)
+{
+    if (err) err[0] = 0;
+    if (!res) return CUZK_ERR_INVALID_ARGUMENT;
+    memset(res, 0, sizeof *res);
+    if (!ws || !job) return CUZK_ERR_INVALID_ARGUMENT;
+    const cuzk_groth16_pk *pk = ws->pk;
+    const cuzk_prover_backend *be = ws->be;
+    cuzk_prove_timings *t = &res->t;
+    cuzk_status s = CUZK_ERR_INVALID_ARGUMENT;
+    double ts;
+    if ((job->pce && job->rows) || !job->fixed_r != !job->fixed_s) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "prove: a job gives at most one of a PCE and rows, and r with s");
+        return s;
+    }
+
+    /* The witness. */
+    const cuzk_fr *w = NULL;
+    size_t n_w = 0;
+    if (job->witness == CUZK_WITNESS_CIRCUIT) {
+        if (!enter(job, res, CUZK_STAGE_WITNESS)) goto canceled;
+        ts = now_ms();
+        if ((s = circuit_witness(ws, &job->circuit, res, err)) != CUZK_OK) goto fail;
+        t->witness_ms = now_ms() - ts;
+        w = ws->wbuf;
+        n_w = pk->n_vars;
+    } else if (job->witness == CUZK_WITNESS_DENSE && job->w) {
+        w = job->w;
+        n_w = job->n_w;
+    } else {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a job without a witness");
+        goto fail;
+    }
+    res->stage = CUZK_STAGE_ROWS;
+    if ((s = check_job(pk, job, w, n_w, res, err)) != CUZK_OK) goto fail;
+
+    cuzk_stage_in in = {pk, w, job->pce, job->rows, {{0}}, {{0}}};
+    if (job->fixed_r) {
+        in.r = *job->fixed_r;
+        in.s = *job->fixed_s;
+    } else if ((s = random_fr(&in.r)) != CUZK_OK || (s = random_fr(&in.s)) != CUZK_OK) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: reading randomness from the OS: %s",
+                          cuzk_strerror(s));
+        goto fail;
+    }
+
+    double t0 = now_ms();
+    cuzk_g1_jac pa, pc, t1, delta1;
+    cuzk_g2_jac pb2, t2, delta2;
+#define STAGE(st, field, call)                                                               \
+    do {                                                                                     \
+        if (!enter(job, res, st)) goto canceled;                                             \
+        ts = now_ms();                                                                       \
+        if ((s = (call)) != CUZK_OK) goto fail;                                              \
+        t->field = now_ms() - ts;                                                            \
+    } while (0)
+    STAGE(CUZK_STAGE_ROWS, abc_ms, be->eval_rows(ws->bws, &in, err));
+    STAGE(CUZK_STAGE_H, ntt_ms, be->h_poly(ws->bws, &in, err));
+    STAGE(CUZK_STAGE_MSM_A, msm_a_ms, be->msm_a(ws->bws, &in, &pa, err));
+    STAGE(CUZK_STAGE_MSM_B2, msm_b2_ms, be->msm_b2(ws->bws, &in, &pb2, err));
+    STAGE(CUZK_STAGE_MSM_C, msm_c_ms, be->msm_c(ws->bws, &in, &pc, err));
+#undef STAGE
+
+    /* Blinding. */
+    if (!enter(job, res, CUZK_STAGE_ASSEMBLE)) goto canceled;
+    ts = now_ms();
+    cuzk_g1_from_affine(&delta1, &pk->vk.delta_g1);
+    cuzk_g2_from_affine(&delta2, &pk->vk.delta_g2);
+    /* A = alpha + sum + r delta */
+    cuzk_g1_add_mixed(&pa, &pa, &pk->vk.alpha_g1);
+    cuzk_g1_mul(&t1, &delta1, &in.r);
+    cuzk_g1_add(&pa, &pa, &t1);
+    /* B (G2) = beta + sum + s delta */
+    cuzk_g2_add_mixed(&pb2, &pb2, &pk->vk.beta_g2);
+    cuzk_g2_mul(&t2, &delta2, &in.s);
+    cuzk_g2_add(&pb2, &pb2, &t2);
+    /* C = (L + H + r sum w_i B1_i) + s A + r beta (cpu.c, cpu_msm_c) */
+    cuzk_g1_mul(&t1, &pa, &in.s);
+    cuzk_g1_add(&pc, &pc, &t1);
+    cuzk_g1_from_affine(&t1, &pk->vk.beta_g1);
+    cuzk_g1_mul(&t1, &t1, &in.r);
+    cuzk_g1_add(&pc, &pc, &t1);
+    cuzk_g1_to_affine(&res->proof.a, &pa);
+    cuzk_g2_to_affine(&res->proof.b, &pb2);
+    cuzk_g1_to_affine(&res->proof.c, &pc);
+    t->assemble_ms = now_ms() - ts;
+
+    if (ws->cfg.self_check) {
+        if (!enter(job, res, CUZK_STAGE_VERIFY)) goto canceled;
+        ts = now_ms();
+        s = cuzk_groth16_verify(&pk->vk, &res->proof, w + 1, pk->n_public);
+        t->verify_ms = now_ms() - ts;
+        if (s != CUZK_OK) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the proof does not verify (%s): the witness does not "
+                         "satisfy the circuit of this key",
+                         cuzk_strerror(s));
+            s = CUZK_ERR_UNSATISFIED;
+            res->bad_input = CUZK_INPUT_WITNESS;
+            goto fail;
+        }
+    }
+    t->total_ms = now_ms() - t0;
+    memcpy(ws->pub, w + 1, pk->n_public * sizeof *ws->pub);
+    res->pub = ws->pub;
+    res->n_public = pk->n_public;
+    res->stage = CUZK_STAGE_DONE;
+    return CUZK_OK;
+
+canceled:
+    s = CUZK_ERR_CANCELED;
+    res->bad_input = CUZK_INPUT_NONE;
+    if (err)
+        snprintf(err, CUZK_ERRMSG_LEN, "prove: canceled before the %s stage",
+                 cuzk_prove_stage_name(res->stage));
+fail:
+    memset(&res->proof, 0, sizeof res->proof);
+    return s;
+}
+
+/* ------------------------------------------------- one-shot wrappers -- */
+
+static cuzk_status prove_once(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                              size_t n_w, const cuzk_groth16_rows *rows, unsigned nthreads,
+                              unsigned flags, cuzk_prove_timings *t, char *err)
+{
+    if (t) memset(t, 0, sizeof *t);
+    if (!proof || !pk || !w) return CUZK_ERR_INVALID_ARGUMENT;
+    cuzk_config cfg;
+    cuzk_config_default(&cfg);
+    cfg.backend = "cpu";
+    cfg.nthreads = nthreads;
+    cfg.self_check = !(flags & CUZK_PROVE_NO_SELF_CHECK);
+    if (rows && rows->in_place) cfg.ws_flags |= CUZK_WS_CALLER_ROWS;
+    cuzk_workspace *ws;
+    cuzk_status s = cuzk_workspace_create(&ws, pk, &cfg, err);
+    if (s != CUZK_OK) return s;
+    cuzk_prove_job job = {0};
+    job.witness = CUZK_WITNESS_DENSE;
+    job.w = w;
+    job.n_w = n_w;
+    job.rows = rows;
+    cuzk_prove_result res;
+    s = cuzk_prove(ws, &job, &res, err);
+    *proof = res.proof;
+    if (t) *t = res.t;
+    cuzk_workspace_destroy(ws);
+    return s;
+}
+
+cuzk_status cuzk_groth16_prove(cuzk_proof *proof, const cuzk_groth16_pk *pk, const cuzk_fr *w,
+                               size_t n_w, unsigned nthreads, unsigned flags,
+                               cuzk_prove_timings *t, char *err)
+{
+    if (err) err[0] = 0;
+    return prove_once(proof, pk, w, n_w, NULL, nthreads, flags, t, err);
+}
+
+cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk,
+                                    const cuzk_fr *w, size_t n_w, const cuzk_groth16_rows *rows,
+                                    unsigned nthreads, unsigned flags, cuzk_prove_timings *t,
+                                    char *err)
+{
+    if (err) err[0] = 0;
+    if (!rows) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: no rows given");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    return prove_once(proof, pk, w, n_w, rows, nthreads, flags, t, err);
+}
