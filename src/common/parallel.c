@@ -3,7 +3,9 @@
  * One mutex guards everything: the queue of calls with ranges left to
  * claim, the counters of each call, the worker bookkeeping. Claiming a
  * range takes the lock once and finishing it once; ranges are a millisecond
- * or more (parallel.h), so the lock is never contended for long.
+ * or more (parallel.h), so the lock is never contended for long. An empty
+ * call of 2 ranges takes 2-7 us (2-core EPYC, shared and loaded), against
+ * 47-110 us when each call created its threads.
  *
  * A call (struct pf_call) lives on its caller's stack. It is in the queue
  * while some of its ranges are unclaimed; the caller claims ranges of its
