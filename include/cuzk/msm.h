@@ -34,8 +34,9 @@
  * function's comment says how much. On allocation failure they return
  * CUZK_ERR_NO_MEMORY with *r untouched; they never abort.
  *
- * Threads: nthreads = 0 means one per online core. Threads are created per
- * call (src/common/parallel.h); the caller's thread is one of them.
+ * Threads: nthreads = 0 means one per online core. The work runs on the
+ * process's thread pool (cuzk/pool.h) and the caller's thread; nthreads is
+ * how many parts it is split into.
  */
 #ifndef CUZK_MSM_H
 #define CUZK_MSM_H

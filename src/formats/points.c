@@ -76,9 +76,9 @@ static cuzk_status decode_many(void *out, const cuzk_points *v, uint64_t start, 
     if (!v || (!v->bytes && v->n)) return CUZK_ERR_INVALID_ARGUMENT;
     if (start > v->n || n > v->n - start) return CUZK_ERR_INVALID_ARGUMENT;
     struct decode_ctx ctx = {v, out, start, subgroup, UINT64_MAX};
-    /* At least ~1 ms of work per thread, against tens of microseconds to
-     * start one (common/parallel.h): a curve check costs 0.2-0.4 us, a
-     * subgroup check ~64 us (measured, formats.h). */
+    /* At least ~1 ms of work per range, against a few microseconds to
+     * hand one to the pool (common/parallel.h): a curve check costs
+     * 0.2-0.4 us, a subgroup check ~64 us (measured, formats.h). */
     size_t chunk = subgroup ? 16 : 4096;
     cuzk_parallel_for((size_t)n, chunk, nthreads ? nthreads : cuzk_ncores(), decode_range, &ctx);
     uint64_t bad = atomic_load(&ctx.bad);

@@ -281,7 +281,7 @@ cuzk_status cuzk_r1cs_check(const cuzk_r1cs *r, const cuzk_fr *w, size_t n_w,
         return fmt_fail(err, CUZK_ERR_UNSATISFIED, "witness value 0 (the ONE wire) is not 1");
     struct check_ctx ctx = {r, w, UINT64_MAX};
     /* 4096 rows of at least three dot products each: over a millisecond,
-     * against tens of microseconds to start a thread. */
+     * against a few microseconds to hand a range to the pool. */
     cuzk_parallel_for(r->n_constraints, 4096, cuzk_ncores(), check_range, &ctx);
     uint64_t bad = atomic_load(&ctx.first_bad);
     if (bad == UINT64_MAX) return CUZK_OK;

@@ -483,8 +483,9 @@ static void pip_worker(void *arg, size_t b, size_t e)
 {
     struct pip_ctx *x = arg;
     size_t ntasks = (size_t)x->plan.nwin * x->plan.nranges;
-    /* Normally one slot per thread; a thread that could not be created has
-     * its slot run here after this one, with its own buckets. */
+    /* One slot (buckets and batch memory) per range; ranges may run one
+     * after another on a busy or small pool, so a slot claims tasks until
+     * none is left and the later slots find nothing to do. */
     for (size_t slot = b; slot < e; slot++) {
         XYZZ *bk = x->buckets + slot * x->nb_max;
         unsigned char *raw = x->bamem + slot * BA_MEM_BYTES(x->nb_max);

@@ -14,7 +14,7 @@
  * would mean 2^23 buckets, 1.5 GiB of G2 buckets per thread). */
 #define MSM_MAX_C 24
 
-/* Most threads one call uses (the limit of common/parallel.c). */
+/* Most ranges one call is cut into (the limit of common/parallel.c). */
 #define MSM_MAX_THREADS 256
 
 /* Scalars are reduced mod r and then "folded": k > (r - 1) / 2 becomes
