@@ -36,7 +36,8 @@ typedef struct {
  * both flags and returns 0 (exit EXIT_UNUSABLE). */
 int cli_check_paths(const char *cmd, const cli_path *in, size_t n_in, const cli_path *out,
                     size_t n_out);
-/* Parses a --threads value (0..1024) into *out; 0 with a message if bad. */
+/* Parses a --threads value (0..256, 0 = every core) into *out and sizes the
+ * process's thread pool with it (pool.h); 0 with a message if bad. */
 int cli_parse_threads(const char *arg, unsigned *out);
 
 /* Parses --size ("full" -> 0, or 10..27) and integers 0..max; 0 with a

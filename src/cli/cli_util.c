@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <cuzk/pool.h>
+
 #include "cli.h"
 
 double cli_now_ms(void)
@@ -35,8 +37,13 @@ int cli_parse_threads(const char *arg, unsigned *out)
 {
     char *end;
     long v = strtol(arg, &end, 10);
-    if (end == arg || *end || v < 0 || v > 1024) {
-        cli_fail("--threads", "expects 0..1024");
+    if (end == arg || *end || v < 0 || v > CUZK_POOL_MAX_THREADS) {
+        cli_fail("--threads", "expects 0 (every core) to 256");
+        return 0;
+    }
+    /* The process's one pool gets this size before any parallel work. */
+    if (cuzk_pool_init((unsigned)v) != CUZK_OK) {
+        cli_fail("--threads", "given twice with different values");
         return 0;
     }
     *out = (unsigned)v;
