@@ -1,0 +1,126 @@
+/* cuzk — the durable job store: what the engine has accepted, and what it
+ * answered, kept across crashes.
+ *
+ * The engine talks to a store only through cuzk_store (a struct of
+ * function pointers), so a store shared by several daemons (PostgreSQL)
+ * can follow the SQLite one without changing the engine. A store holds
+ * jobs as opaque records: the engine serializes a request and a result
+ * (JSON text) and the store keeps the bytes.
+ *
+ * Life of a job in the store:
+ *
+ *   enqueue ──> QUEUED ──lease──> LEASED ──complete──> DONE
+ *                 ^                  │  └────fail─────> FAILED / CANCELED
+ *                 └─requeue_expired──┘   (lease past its deadline)
+ *
+ * Durability: enqueue, complete and fail return only after their change is
+ * committed to stable storage (the SQLite store: a transaction in WAL mode
+ * with synchronous=FULL), so a job the engine acknowledged survives
+ * kill -9 and power loss. Idempotency: a request_id names a job for good;
+ * enqueueing it again returns the job already there (and its state), so a
+ * client that retries after a crash never has a job proved twice.
+ *
+ * Threads: every function may be called from any thread; the store
+ * serializes them. Times are milliseconds since the Unix epoch (wall
+ * clock, so that they survive a restart). Errors: cuzk_status with a
+ * message in err (CUZK_ERRMSG_LEN bytes, may be NULL) prefixed "store: ";
+ * CUZK_ERR_IO for the database, CUZK_ERR_INVALID_ARGUMENT for an unknown
+ * job id or a transition the diagram does not have.
+ */
+#ifndef CUZK_STORE_H
+#define CUZK_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuzk/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CUZK_STORE_QUEUED = 0,
+    CUZK_STORE_LEASED = 1,
+    CUZK_STORE_DONE = 2,
+    CUZK_STORE_FAILED = 3,
+    CUZK_STORE_CANCELED = 4
+} cuzk_store_state;
+
+/* The longest request_id and circuit id, terminator included. */
+#define CUZK_STORE_ID_LEN 128
+
+/* One job as the store keeps it. In records the store returns, request and
+ * result are malloc'd and owned by the record: cuzk_store_rec_free. */
+typedef struct {
+    uint64_t id;                         /* assigned by enqueue, from 1 */
+    char request_id[CUZK_STORE_ID_LEN];  /* idempotency key; "" = none */
+    char circuit[CUZK_STORE_ID_LEN];
+    int priority;                        /* the engine's priority value */
+    cuzk_store_state state;
+    uint32_t attempts;                   /* leases taken so far */
+    char *request;                       /* the serialized request */
+    size_t request_len;
+    char *result;                        /* DONE: the serialized result */
+    size_t result_len;
+    char error[CUZK_ERRMSG_LEN];         /* FAILED / CANCELED: the reason */
+    int64_t created_ms, finished_ms;     /* finished_ms 0 until finished */
+    int64_t lease_until_ms;              /* LEASED: the lease's deadline */
+} cuzk_store_rec;
+
+void cuzk_store_rec_free(cuzk_store_rec *r); /* frees request and result */
+
+/* Called by cuzk_store.scan for each job; r is valid for the call only.
+ * Return nonzero to stop the scan. */
+typedef int (*cuzk_store_scan_fn)(void *ctx, const cuzk_store_rec *r);
+
+typedef struct cuzk_store cuzk_store;
+struct cuzk_store {
+    /* Adds a QUEUED job from rec's request_id, circuit, priority and
+     * request (other fields ignored) and sets *id. When rec->request_id is
+     * not "" and already names a job, nothing is added: *id is that job's
+     * and *existing = 1 (else 0). Committed before it returns. */
+    cuzk_status (*enqueue)(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
+                           uint64_t *id, int *existing, char *err);
+    /* QUEUED -> LEASED until until_ms (attempts + 1). A job not QUEUED:
+     * CUZK_ERR_INVALID_ARGUMENT. */
+    cuzk_status (*lease)(cuzk_store *s, uint64_t id, int64_t until_ms, char *err);
+    /* LEASED -> DONE with result (len bytes, copied); committed. */
+    cuzk_status (*complete)(cuzk_store *s, uint64_t id, const char *result, size_t len,
+                            int64_t now_ms, char *err);
+    /* QUEUED or LEASED -> state (FAILED or CANCELED) with reason;
+     * committed. */
+    cuzk_status (*fail)(cuzk_store *s, uint64_t id, cuzk_store_state state,
+                        const char *reason, int64_t now_ms, char *err);
+    /* Every LEASED job whose lease ended before now_ms -> QUEUED (after a
+     * crash, every lease of the dead process). *n = jobs requeued. */
+    cuzk_status (*requeue_expired)(cuzk_store *s, int64_t now_ms, size_t *n, char *err);
+    /* The job with this id (or, when id is 0, this request_id): *out
+     * filled (caller frees with cuzk_store_rec_free). Unknown:
+     * CUZK_ERR_INVALID_ARGUMENT. */
+    cuzk_status (*get)(cuzk_store *s, uint64_t id, const char *request_id, cuzk_store_rec *out,
+                       char *err);
+    /* Calls fn for every job in state `state`, oldest first (a restarted
+     * engine re-queues the QUEUED ones). */
+    cuzk_status (*scan)(cuzk_store *s, cuzk_store_state state, cuzk_store_scan_fn fn, void *ctx,
+                        char *err);
+    /* Deletes finished jobs (DONE, FAILED, CANCELED) finished before
+     * before_ms: results are kept for a configured time. *n = deleted. */
+    cuzk_status (*purge)(cuzk_store *s, int64_t before_ms, size_t *n, char *err);
+    /* Closes the store and frees s. NULL-safe through cuzk_store_close. */
+    void (*close)(cuzk_store *s);
+};
+
+/* Opens (creating if absent) the SQLite store at path: WAL mode,
+ * synchronous=FULL, a schema version checked at open (a newer or foreign
+ * file is refused with a message). The caller owns *s (cuzk_store_close). */
+cuzk_status cuzk_store_open_sqlite(cuzk_store **s, const char *path, char *err);
+
+/* s->close(s) when s is not NULL. */
+void cuzk_store_close(cuzk_store *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUZK_STORE_H */
