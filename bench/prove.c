@@ -68,10 +68,8 @@ int bench_prove(int argc, char **argv)
         goto out;
     }
     /* "MSM C": L, H and r B1, which the prover runs as one MSM. */
-    enum { STAGES = 8 };
-    static const char *names[STAGES] = {"a, b, c",    "H (NTTs)",     "MSM A (G1)",
-                                        "MSM B (G2)", "MSM C (G1)",   "blinding",
-                                        "self-check", "total"};
+    /* The stages a, b, c .. self-check, then the total (DONE). */
+    enum { FIRST = CUZK_STAGE_ROWS, STAGES = CUZK_STAGE_DONE - CUZK_STAGE_ROWS + 1 };
     double *ms = calloc((size_t)runs * STAGES, sizeof *ms);
     if (!ms) goto out;
     for (int r = -1; r < runs; r++) {
@@ -87,11 +85,8 @@ int bench_prove(int argc, char **argv)
         }
         if (r < 0) continue; /* warm-up */
         const cuzk_prove_timings t = res.t;
-        double v[STAGES] = {t.abc_ms,     t.ntt_ms,
-                            t.msm_a_ms,   t.msm_b2_ms,
-                            t.msm_c_ms,
-                            t.assemble_ms, t.verify_ms, t.total_ms};
-        for (int s = 0; s < STAGES; s++) ms[s * runs + r] = v[s];
+        for (int s = 0; s < STAGES; s++)
+            ms[s * runs + r] = cuzk_prove_stage_ms(&t, (cuzk_prove_stage)(FIRST + s));
     }
     printf("%s: %u variables, %u public, domain 2^%u, %d runs\n", zkey, pk.n_vars, pk.n_public,
            pk.log_domain, runs);
@@ -99,7 +94,8 @@ int bench_prove(int argc, char **argv)
     for (int s = 0; s < STAGES; s++) {
         double *x = ms + s * runs;
         qsort(x, (size_t)runs, sizeof *x, cmp_double);
-        printf("%-14s %12.2f %12.2f %12.2f\n", names[s], x[runs / 2], x[0], x[runs - 1]);
+        cuzk_prove_stage st = (cuzk_prove_stage)(FIRST + s);
+        printf("%-14s %12.2f %12.2f %12.2f\n", st == CUZK_STAGE_DONE ? "prover total" : cuzk_prove_stage_name(st), x[runs / 2], x[0], x[runs - 1]);
     }
     free(ms);
     rc = 0;

@@ -78,13 +78,14 @@ typedef enum {
     CUZK_STAGE_H,           /* the H polynomial; the MSM scalars */
     CUZK_STAGE_MSM_A,       /* A (G1) */
     CUZK_STAGE_MSM_B2,      /* B (G2) */
-    CUZK_STAGE_MSM_C,       /* L + H + r B1 (G1) */
+    CUZK_STAGE_MSM_C,       /* C's sum L + H + r B1 (G1) */
     CUZK_STAGE_ASSEMBLE,    /* blinding with r, s; affine points */
     CUZK_STAGE_VERIFY,      /* the self-check */
     CUZK_STAGE_DONE
 } cuzk_prove_stage;
 
-/* A short static name ("witness", "rows", "H", "MSM A", ...). Never NULL. */
+/* A short static name ("witness", "a, b, c", "H (NTTs)", "MSM A (G1)", ...),
+ * the one every tool prints. Never NULL. */
 const char *cuzk_prove_stage_name(cuzk_prove_stage stage);
 
 /* Wall-clock milliseconds of each stage (0 for a stage not run). */
@@ -101,6 +102,9 @@ typedef struct {
     double verify_ms;   /* the self-check (0 when not run) */
     double total_ms;    /* the prover: rows to self-check, witness excluded */
 } cuzk_prove_timings;
+
+/* The field of t that times stage (DONE: total_ms). */
+double cuzk_prove_stage_ms(const cuzk_prove_timings *t, cuzk_prove_stage stage);
 
 /* ----------------------------------------------------------- backends -- */
 

@@ -319,22 +319,16 @@ int cmd_prove(int argc, char **argv)
     if (!quiet) {
         /* The witness of a circuit job is now computed after the key is
          * read: "witness + key files" adds the two, as before. With a PCE
-         * the rows are evaluated straight into the workspace: no copy. */
+         * the rows are evaluated straight into the workspace ("a, b, c"). */
         printf("proved %s: %u variables, %u public, domain 2^%u\n", key, pk.n_vars,
                pk.n_public, pk.log_domain);
         if (job.id) printf("  %-22s %10.2f ms\n", "witness (all cores)", t->witness_ms);
         printf("  %-22s %10.2f ms\n", job.id ? "witness + key files" : "read + parse files",
                t_load + t->witness_ms);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
-        if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load + A w, B w, C w", t_pce + t->abc_ms);
-        printf("  %-22s %10.2f ms\n", pce_path ? "a, b, c (copy)" : "a, b, c = A w, B w, C w",
-               pce_path ? 0.0 : t->abc_ms);
-        printf("  %-22s %10.2f ms\n", "H (NTTs)", t->ntt_ms);
-        printf("  %-22s %10.2f ms\n", "MSM A (G1)", t->msm_a_ms);
-        printf("  %-22s %10.2f ms\n", "MSM B (G2)", t->msm_b2_ms);
-        printf("  %-22s %10.2f ms\n", "MSM L+H+rB1 (G1)", t->msm_c_ms);
-        printf("  %-22s %10.2f ms\n", "blinding", t->assemble_ms);
-        printf("  %-22s %10.2f ms\n", "self-check (verify)", t->verify_ms);
+        if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load", t_pce);
+        for (cuzk_prove_stage st = CUZK_STAGE_ROWS; st < CUZK_STAGE_DONE; st++)
+            printf("  %-22s %10.2f ms\n", cuzk_prove_stage_name(st), cuzk_prove_stage_ms(t, st));
         printf("  %-22s %10.2f ms\n", "prover total", t->total_ms);
         printf("  %-22s %10.2f ms\n", "command total", cli_now_ms() - t0);
     }

@@ -34,16 +34,32 @@ const char *cuzk_prove_stage_name(cuzk_prove_stage stage)
 {
     switch (stage) {
     case CUZK_STAGE_WITNESS: return "witness";
-    case CUZK_STAGE_ROWS: return "rows";
-    case CUZK_STAGE_H: return "H";
-    case CUZK_STAGE_MSM_A: return "MSM A";
-    case CUZK_STAGE_MSM_B2: return "MSM B";
-    case CUZK_STAGE_MSM_C: return "MSM C";
+    case CUZK_STAGE_ROWS: return "a, b, c";
+    case CUZK_STAGE_H: return "H (NTTs)";
+    case CUZK_STAGE_MSM_A: return "MSM A (G1)";
+    case CUZK_STAGE_MSM_B2: return "MSM B (G2)";
+    case CUZK_STAGE_MSM_C: return "MSM C (G1)";
     case CUZK_STAGE_ASSEMBLE: return "blinding";
     case CUZK_STAGE_VERIFY: return "self-check";
     case CUZK_STAGE_DONE: return "done";
     }
     return "?";
+}
+
+double cuzk_prove_stage_ms(const cuzk_prove_timings *t, cuzk_prove_stage stage)
+{
+    switch (stage) {
+    case CUZK_STAGE_WITNESS: return t->witness_ms;
+    case CUZK_STAGE_ROWS: return t->abc_ms;
+    case CUZK_STAGE_H: return t->ntt_ms;
+    case CUZK_STAGE_MSM_A: return t->msm_a_ms;
+    case CUZK_STAGE_MSM_B2: return t->msm_b2_ms;
+    case CUZK_STAGE_MSM_C: return t->msm_c_ms;
+    case CUZK_STAGE_ASSEMBLE: return t->assemble_ms;
+    case CUZK_STAGE_VERIFY: return t->verify_ms;
+    case CUZK_STAGE_DONE: return t->total_ms;
+    }
+    return 0;
 }
 
 /* ----------------------------------------------------------- registry -- */
