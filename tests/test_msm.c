@@ -966,6 +966,38 @@ static void prefix_naive(const struct grp *g, void *want, const void *p, const c
     }
 }
 
+/* msm_plan_choose under a byte budget (what a scratch imposes; with the
+ * scratch sizes of msm_impl.h the unconstrained plan always fits, so the
+ * budget is exercised here with a stand-in size function): the budget of
+ * the unconstrained plan gives that plan, one byte less a different plan
+ * within the budget, and nothing fits in 0 bytes. */
+static size_t plan_bytes_stub(const struct msm_plan *p, size_t n)
+{
+    return n + ((size_t)1 << (p->c - 1)) * p->nthreads + (size_t)p->nwin * p->nranges;
+}
+
+static void test_plan_budget(void)
+{
+    static const struct msm_costs costs = {.ba_point = 0.62, .aff_bytes = 96, .bucket = 0.9,
+                                           .dbl = 0.85, .thread = 40, .bucket_bytes = 192};
+    static const size_t ns[] = {1, 100, 5000, 200000};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (unsigned t = 1; t <= 4; t += 3) {
+            struct msm_plan p, q;
+            size_t n = ns[i];
+            CHECK(msm_plan_choose(&p, n, MSM_GLV_BITS, t, 0, &costs, NULL, 0) == 1);
+            size_t b = plan_bytes_stub(&p, n);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, b) == 1 &&
+                  memcmp(&p, &q, sizeof p) == 0);
+            if (b > plan_bytes_stub(&(struct msm_plan){MSM_GLV_BITS, 1, 129, 1, 1}, n))
+                CHECK_MSG(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub,
+                                          b - 1) == 1 &&
+                              plan_bytes_stub(&q, n) < b && memcmp(&p, &q, sizeof p) != 0,
+                          "budget n=%zu t=%u", n, t);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, 0) == 0);
+        }
+}
+
 /* The _ws forms with one scratch reused across calls of sizes going down
  * and up to its limit, on random and on 0/1-heavy scalars, on 1..3 threads:
  * each result equals the independent sum and the no-scratch call's, and no
@@ -1078,6 +1110,7 @@ int main(void)
     test_digits();
     test_scalar_from_fr();
     test_glv_split();
+    test_plan_budget();
 
     test_msm_random(&GRP_g1, 1000);
     test_msm_windows(&GRP_g1);
