@@ -2,10 +2,12 @@
  * endomorphisms, Pippenger MSM (G1 and G2) against the naive sum of scalar
  * multiplications, the batch affine sum against sequential additions, and
  * the sparse MSM and the sparse sum of several vectors against the dense
- * one.
+ * one, and the scratch (_ws) forms: same results, no allocation (malloc,
+ * calloc and realloc are wrapped at link time and counted), limits refused.
  *
  * The test bodies are written once against a small table of per-group
  * operations (struct grp), filled for G1 and G2 by the GRP_WRAPPERS macro. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,50 @@
 
 #include "msm/msm_internal.h"
 #include "test_util.h"
+
+/* ------------------------------------------------- allocation counter --
+ *
+ * CMakeLists.txt links this test with --wrap=malloc,--wrap=calloc,
+ * --wrap=realloc: every call of those from this file and from libcuzk.a
+ * comes here first (calls inside the C library itself do not). */
+
+static atomic_size_t allocs;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    atomic_fetch_add(&allocs, 1);
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    atomic_fetch_add(&allocs, 1);
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    atomic_fetch_add(&allocs, 1);
+    return __real_realloc(p, n);
+}
+
+/* Whether the wrapping is in effect (a build without the link options, or
+ * a sanitizer runtime that takes malloc first, would leave it out): one
+ * counted malloc. The volatile keeps the pair from being optimised away. */
+static int allocs_counted(void)
+{
+    size_t before = atomic_load(&allocs);
+    void *volatile p = malloc(16);
+    free(p);
+    return atomic_load(&allocs) != before;
+}
 
 /* ------------------------------------------------------ per-group table -- */
 
@@ -41,6 +87,18 @@ struct grp {
     cuzk_status (*batch_sum_bitmap)(void *r, const void *p, const uint64_t *bm, size_t n,
                                     unsigned t);
     unsigned (*window)(size_t n, unsigned t);
+    /* the scratch API; ws is the group's cuzk_gN_msm_scratch */
+    cuzk_status (*scratch_new)(void **ws, size_t max_n, unsigned t);
+    size_t (*scratch_bytes)(size_t max_n, unsigned t);
+    size_t (*scratch_size)(const void *ws);
+    void (*scratch_free)(void *ws);
+    cuzk_status (*msm_ws)(void *r, const void *p, const cuzk_scalar *k, size_t n, unsigned t,
+                          void *ws, char *err);
+    cuzk_status (*sparse_ws)(void *r, const void *p, const cuzk_scalar *k, size_t n,
+                             unsigned t, void *ws, char *err);
+    /* as msm_sum, parts <= CUZK_MSM_MAX_VECS + 1 */
+    cuzk_status (*sum_ws)(void *r, const void *p, const cuzk_scalar *k, size_t n, unsigned t,
+                          size_t parts, void *ws, char *err);
 };
 
 #define GRP_WRAPPERS(g, FE)                                                                  \
@@ -124,11 +182,42 @@ struct grp {
     {                                                                                        \
         return cuzk_##g##_batch_sum_bitmap(r, p, bm, n, t);                                  \
     }                                                                                        \
+    static cuzk_status g##_scratch_new(void **ws, size_t max_n, unsigned t)                  \
+    {                                                                                        \
+        cuzk_##g##_msm_scratch *s;                                                           \
+        cuzk_status st = cuzk_##g##_msm_scratch_new(&s, max_n, t);                           \
+        *ws = s;                                                                             \
+        return st;                                                                           \
+    }                                                                                        \
+    static size_t g##_scratch_size(const void *ws) { return cuzk_##g##_msm_scratch_size(ws); } \
+    static void g##_scratch_free(void *ws) { cuzk_##g##_msm_scratch_free(ws); }              \
+    static cuzk_status g##_msm_ws(void *r, const void *p, const cuzk_scalar *k, size_t n,    \
+                                  unsigned t, void *ws, char *err)                           \
+    {                                                                                        \
+        return cuzk_##g##_msm_ws(r, p, k, n, t, ws, err);                                    \
+    }                                                                                        \
+    static cuzk_status g##_sparse_ws(void *r, const void *p, const cuzk_scalar *k, size_t n, \
+                                     unsigned t, void *ws, char *err)                        \
+    {                                                                                        \
+        return cuzk_##g##_msm_sparse_ws(r, p, k, n, t, ws, err);                             \
+    }                                                                                        \
+    static cuzk_status g##_sum_ws(void *r, const void *p, const cuzk_scalar *k, size_t n,    \
+                                  unsigned t, size_t parts, void *ws, char *err)             \
+    {                                                                                        \
+        cuzk_##g##_msm_vec v[CUZK_MSM_MAX_VECS + 1];                                         \
+        const cuzk_##g##_affine *pp = p;                                                     \
+        for (size_t q = 0; q < parts; q++) {                                                 \
+            size_t b = n * q / parts, e = n * (q + 1) / parts;                               \
+            v[q] = (cuzk_##g##_msm_vec){pp + b, k + b, e - b};                               \
+        }                                                                                    \
+        return cuzk_##g##_msm_sparse_sum_ws(r, v, parts, t, ws, err);                        \
+    }                                                                                        \
     static const struct grp GRP_##g = {                                                      \
         #g, sizeof(cuzk_##g##_affine), sizeof(cuzk_##g##_jac), g##_gen_points, g##_naive,    \
         g##_seq_sum, g##_aff_neg, g##_jac_neg, g##_jac_add, g##_jac_eq, g##_jac_is_inf,      \
         g##_msm, g##_msm_c, g##_msm_sparse, g##_msm_sum, g##_batch_sum, g##_batch_sum_bitmap, \
-        cuzk_##g##_msm_window};
+        cuzk_##g##_msm_window, g##_scratch_new, cuzk_##g##_msm_scratch_bytes,                \
+        g##_scratch_size, g##_scratch_free, g##_msm_ws, g##_sparse_ws, g##_sum_ws};
 
 #define CUZK_G_g1_GEN CUZK_G1_GENERATOR
 #define CUZK_G_g2_GEN CUZK_G2_GENERATOR
@@ -852,12 +941,176 @@ static void test_msm_reduce_edges(const struct grp *g)
     free(k);
 }
 
+/* ---------------------------------------------------------- scratch -- */
+
+/* want[i] = sum_{j<i} [k_j] P_j for i <= n (prefix sums of the naive
+ * products), so each prefix length has its independent answer. Scalars 0
+ * and 1 mod r skip the multiplication (inf and P). */
+static void prefix_naive(const struct grp *g, void *want, const void *p, const cuzk_scalar *k,
+                         size_t n)
+{
+    unsigned char *w = want;
+    jac_buf term;
+    g->naive(w, p, k, 0); /* infinity */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[4];
+        memcpy(v, k[i].l, sizeof v);
+        mod_r(v);
+        int small = !(v[1] | v[2] | v[3]) && v[0] <= 1;
+        if (small) {
+            g->seq_sum(&term, aff_at(g, (void *)p, i), NULL, v[0]); /* P, or inf */
+        } else {
+            g->naive(&term, aff_at(g, (void *)p, i), &k[i], 1);
+        }
+        g->jac_add(w + (i + 1) * g->jac_size, w + i * g->jac_size, &term);
+    }
+}
+
+/* msm_plan_choose under a byte budget (what a scratch imposes; with the
+ * scratch sizes of msm_impl.h the unconstrained plan always fits, so the
+ * budget is exercised here with a stand-in size function): the budget of
+ * the unconstrained plan gives that plan, one byte less a different plan
+ * within the budget, and nothing fits in 0 bytes. */
+static size_t plan_bytes_stub(const struct msm_plan *p, size_t n)
+{
+    return n + ((size_t)1 << (p->c - 1)) * p->nthreads + (size_t)p->nwin * p->nranges;
+}
+
+static void test_plan_budget(void)
+{
+    static const struct msm_costs costs = {.ba_point = 0.62, .aff_bytes = 96, .bucket = 0.9,
+                                           .dbl = 0.85, .thread = 40, .bucket_bytes = 192};
+    static const size_t ns[] = {1, 100, 5000, 200000};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (unsigned t = 1; t <= 4; t += 3) {
+            struct msm_plan p, q;
+            size_t n = ns[i];
+            CHECK(msm_plan_choose(&p, n, MSM_GLV_BITS, t, 0, &costs, NULL, 0) == 1);
+            size_t b = plan_bytes_stub(&p, n);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, b) == 1 &&
+                  memcmp(&p, &q, sizeof p) == 0);
+            if (b > plan_bytes_stub(&(struct msm_plan){MSM_GLV_BITS, 1, 129, 1, 1}, n))
+                CHECK_MSG(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub,
+                                          b - 1) == 1 &&
+                              plan_bytes_stub(&q, n) < b && memcmp(&p, &q, sizeof p) != 0,
+                          "budget n=%zu t=%u", n, t);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, 0) == 0);
+        }
+}
+
+/* The _ws forms with one scratch reused across calls of sizes going down
+ * and up to its limit, on random and on 0/1-heavy scalars, on 1..3 threads:
+ * each result equals the independent sum and the no-scratch call's, and no
+ * call with the scratch allocates. Then calls above the limits are refused
+ * with a message, and a scratch for 0 points serves n = 0. */
+static void test_scratch(const struct grp *g, size_t maxn)
+{
+    enum { T = 3 };
+    const size_t sizes[] = {0, 1, 5, 64, 700 % maxn, maxn, 100, maxn - 1, 2, maxn / 2, 1, maxn};
+    void *p = malloc(maxn * g->aff_size);
+    void *want = malloc((maxn + 1) * g->jac_size);
+    cuzk_scalar *k = malloc(maxn * sizeof *k);
+    int counted = allocs_counted();
+    if (!counted)
+        printf("test_msm: allocations not counted (malloc is not wrapped in this build)\n");
+    g->gen_points(p, maxn);
+    for (size_t i = 0; i < maxn; i += 97) memset(aff_at(g, p, i), 0, g->aff_size);
+
+    void *ws;
+    CHECK(g->scratch_new(&ws, maxn, T) == CUZK_OK && ws);
+    CHECK(g->scratch_size(ws) >= g->scratch_bytes(maxn, T) &&
+          g->scratch_bytes(maxn, T) > maxn * (g->aff_size + sizeof(size_t)));
+    char err[CUZK_ERRMSG_LEN];
+    for (int kind = 0; kind < 2; kind++) {
+        if (kind == 0) {
+            rand_scalars(k, maxn);
+        } else { /* witness-like: 0 and 1 mostly, r + 1 a "one" too */
+            for (size_t i = 0; i < maxn; i++) {
+                uint64_t r = test_rand64() % 20;
+                if (r < 9) k[i] = (cuzk_scalar){{0, 0, 0, 0}};
+                else if (r < 18) k[i] = (cuzk_scalar){{1, 0, 0, 0}};
+                else if (r < 19) k[i] = (cuzk_scalar){{MSM_R[0] + 1, MSM_R[1], MSM_R[2], MSM_R[3]}};
+                else rand_scalar(&k[i]);
+            }
+        }
+        prefix_naive(g, want, p, k, maxn);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            const void *w = (unsigned char *)want + n * g->jac_size;
+            unsigned t = 1 + (unsigned)(s % T);
+            size_t parts = 1 + s % CUZK_MSM_MAX_VECS;
+            jac_buf got, ref;
+            size_t a0 = atomic_load(&allocs);
+            cuzk_status st = g->sparse_ws(&got, p, k, n, t, ws, err);
+            size_t a1 = atomic_load(&allocs);
+            CHECK_MSG(st == CUZK_OK && err[0] == 0 && g->jac_eq(&got, w),
+                      "%s sparse_ws kind %d n=%zu t=%u", g->name, kind, n, t);
+            CHECK(g->msm_sparse(&ref, p, k, n, t) == CUZK_OK && g->jac_eq(&ref, &got));
+            size_t a2 = atomic_load(&allocs);
+            st = g->sum_ws(&got, p, k, n, t, parts, ws, err);
+            size_t a3 = atomic_load(&allocs);
+            CHECK_MSG(st == CUZK_OK && g->jac_eq(&got, w), "%s sum_ws kind %d n=%zu t=%u parts=%zu",
+                      g->name, kind, n, t, parts);
+            CHECK(g->msm_sum(&ref, p, k, n, t, parts) == CUZK_OK && g->jac_eq(&ref, &got));
+            size_t a4 = atomic_load(&allocs);
+            st = g->msm_ws(&got, p, k, n, t, ws, err);
+            size_t a5 = atomic_load(&allocs);
+            CHECK_MSG(st == CUZK_OK && g->jac_eq(&got, w), "%s msm_ws kind %d n=%zu t=%u",
+                      g->name, kind, n, t);
+            if (counted) {
+                CHECK_MSG(a1 == a0 && a3 == a2 && a5 == a4,
+                          "%s n=%zu t=%u: %zu, %zu, %zu allocations with a scratch", g->name, n,
+                          t, a1 - a0, a3 - a2, a5 - a4);
+                /* and the counter sees the no-scratch calls' */
+                if (n) CHECK(a2 > a1 && a4 > a3);
+            }
+        }
+    }
+
+    /* Beyond the limits: refused, with a message, result untouched. */
+    jac_buf got, mark;
+    memset(&mark, 0x5a, sizeof mark);
+    got = mark;
+    CHECK(g->sparse_ws(&got, p, k, maxn + 1, 1, ws, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "msm: ") == err && memcmp(&got, &mark, sizeof got) == 0);
+    CHECK(g->msm_ws(&got, p, k, maxn + 1, 1, ws, err) == CUZK_ERR_INVALID_ARGUMENT && err[0]);
+    CHECK(g->sparse_ws(&got, p, k, 1, T + 1, ws, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "threads") != NULL);
+    CHECK(g->sum_ws(&got, p, k, maxn, 1, CUZK_MSM_MAX_VECS + 1, ws, err) ==
+              CUZK_ERR_INVALID_ARGUMENT && err[0]);
+    /* a sum whose vectors each fit but not together */
+    void *p2 = malloc(2 * maxn * g->aff_size);
+    cuzk_scalar *k2 = malloc(2 * maxn * sizeof *k2);
+    memcpy(p2, p, maxn * g->aff_size);
+    memcpy(aff_at(g, p2, maxn), p, maxn * g->aff_size);
+    memcpy(k2, k, maxn * sizeof *k);
+    memcpy(k2 + maxn, k, maxn * sizeof *k);
+    CHECK(g->sum_ws(&got, p2, k2, 2 * maxn, 1, 2, ws, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          err[0] && memcmp(&got, &mark, sizeof got) == 0);
+    /* still fine after the refusals */
+    CHECK(g->sparse_ws(&got, p, k, maxn, 2, ws, err) == CUZK_OK &&
+          g->jac_eq(&got, (unsigned char *)want + maxn * g->jac_size));
+    g->scratch_free(ws);
+    g->scratch_free(NULL);
+
+    CHECK(g->scratch_new(&ws, 0, 1) == CUZK_OK);
+    CHECK(g->sparse_ws(&got, p, k, 0, 1, ws, err) == CUZK_OK && g->jac_is_inf(&got));
+    CHECK(g->sparse_ws(&got, p, k, 1, 1, ws, err) == CUZK_ERR_INVALID_ARGUMENT);
+    g->scratch_free(ws);
+    free(p2);
+    free(k2);
+    free(p);
+    free(want);
+    free(k);
+}
+
 int main(void)
 {
     test_seed("test_msm");
     test_digits();
     test_scalar_from_fr();
     test_glv_split();
+    test_plan_budget();
 
     test_msm_random(&GRP_g1, 1000);
     test_msm_windows(&GRP_g1);
@@ -868,6 +1121,7 @@ int main(void)
     test_msm_batch_affine(&GRP_g1, 700);
     test_msm_reduce_edges(&GRP_g1);
     test_batch_sum(&GRP_g1, 20000);
+    test_scratch(&GRP_g1, 2500);
 
     test_msm_random(&GRP_g2, 100);
     test_msm_windows(&GRP_g2);
@@ -878,6 +1132,7 @@ int main(void)
     test_msm_batch_affine(&GRP_g2, 200);
     test_msm_reduce_edges(&GRP_g2);
     test_batch_sum(&GRP_g2, 20000);
+    test_scratch(&GRP_g2, 500);
 
     return test_done("test_msm");
 }

@@ -32,7 +32,9 @@
  * passed in is modified. Functions that need working memory allocate it with
  * malloc at the start of the call and free it before they return; each
  * function's comment says how much. On allocation failure they return
- * CUZK_ERR_NO_MEMORY with *r untouched; they never abort.
+ * CUZK_ERR_NO_MEMORY with *r untouched; they never abort. The _ws forms
+ * take that memory from a scratch made once instead (a long-lived prover:
+ * no allocation per proof); see "Scratch" below.
  *
  * Threads: nthreads = 0 means one per online core. The work runs on the
  * process's thread pool (cuzk/pool.h) and the caller's thread; nthreads is
@@ -64,6 +66,55 @@ void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *in, size_t n, unsigned
 unsigned cuzk_g1_msm_window(size_t n, unsigned nthreads);
 unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
 
+/* ----------------------------------------------------------- Scratch --
+ *
+ * A scratch holds all the working memory of the _ws calls of one group
+ * (cuzk_g1_msm_ws, cuzk_g1_msm_sparse_ws, cuzk_g1_msm_sparse_sum_ws and
+ * their G2 twins): the sparse path's bitmaps and index lists, the batch
+ * sums' buffers, and Pippenger's GLV points, digits, buckets and batch
+ * state. It is made for a limit max_n on the points of one call (for a
+ * sum: of all its vectors together, any nv <= CUZK_MSM_MAX_VECS) and a
+ * thread count (0 = one per online core, resolved when it is made); a call
+ * within both performs no malloc, calloc or realloc. A call above either
+ * returns CUZK_ERR_INVALID_ARGUMENT and says which in err.
+ *
+ * The window is the one a call without scratch would choose for max_n and
+ * for sizes near max_n / 2^j; for other sizes, if that plan would not fit,
+ * the cheapest plan that does (the result is the same: only the speed can
+ * differ, and one always fits).
+ *
+ * Size: about 8.1 bytes per point for the sparse path plus, for the
+ * Pippenger call, 2 x (affine point + 4 ceil(129 / c) bytes) per point
+ * (G1 at c = 16: ~264 bytes per point; G2 ~456) and per thread the
+ * buckets and ~100-200 KiB of batch state. cuzk_gN_msm_scratch_bytes
+ * gives the exact figure before making one. Memory is not touched when
+ * made: pages are faulted in by the first call that uses them.
+ *
+ * A scratch serves one call at a time: calls that share one must not
+ * overlap (a G1 and a G2 scratch are independent). It keeps nothing
+ * between calls. */
+typedef struct cuzk_g1_msm_scratch cuzk_g1_msm_scratch;
+typedef struct cuzk_g2_msm_scratch cuzk_g2_msm_scratch;
+
+/* Bytes a scratch for max_n points and nthreads threads takes (SIZE_MAX if
+ * that does not fit in a size_t). */
+size_t cuzk_g1_msm_scratch_bytes(size_t max_n, unsigned nthreads);
+size_t cuzk_g2_msm_scratch_bytes(size_t max_n, unsigned nthreads);
+
+/* *s = a new scratch (owned by the caller: cuzk_gN_msm_scratch_free); one
+ * allocation of cuzk_gN_msm_scratch_bytes plus a small header.
+ * CUZK_ERR_NO_MEMORY (and *s = NULL) if it cannot be had. */
+cuzk_status cuzk_g1_msm_scratch_new(cuzk_g1_msm_scratch **s, size_t max_n, unsigned nthreads);
+cuzk_status cuzk_g2_msm_scratch_new(cuzk_g2_msm_scratch **s, size_t max_n, unsigned nthreads);
+
+/* Bytes s holds (0 for NULL). */
+size_t cuzk_g1_msm_scratch_size(const cuzk_g1_msm_scratch *s);
+size_t cuzk_g2_msm_scratch_size(const cuzk_g2_msm_scratch *s);
+
+/* Frees s and its memory; NULL is ignored. */
+void cuzk_g1_msm_scratch_free(cuzk_g1_msm_scratch *s);
+void cuzk_g2_msm_scratch_free(cuzk_g2_msm_scratch *s);
+
 /* ---------------------------------------------------------------- G1 -- */
 
 /* *r = sum_{i<n} [scalars[i]] points[i]; n = 0 gives infinity.
@@ -82,6 +133,13 @@ unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
 cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 
+/* cuzk_g1_msm with its working memory from ws (NULL: allocated as
+ * cuzk_g1_msm does). err: NULL or CUZK_ERRMSG_LEN bytes, says why a call
+ * failed (CUZK_ERR_INVALID_ARGUMENT: n or nthreads above ws's limits). */
+cuzk_status cuzk_g1_msm_ws(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                           const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                           cuzk_g1_msm_scratch *ws, char *err);
+
 /* cuzk_g1_msm with the window size forced to c (1 <= c <= 24; 0 = choose as
  * cuzk_g1_msm does). For tests and tuning: CUZK_ERR_INVALID_ARGUMENT if c is
  * out of range. */
@@ -96,6 +154,12 @@ cuzk_status cuzk_g1_msm_c(cuzk_g1_jac *r, const cuzk_g1_affine *points,
  * n bits and n size_t indices. */
 cuzk_status cuzk_g1_msm_sparse(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+
+/* cuzk_g1_msm_sparse with its working memory from ws (NULL: allocated);
+ * err as for cuzk_g1_msm_ws. */
+cuzk_status cuzk_g1_msm_sparse_ws(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+                                  const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                                  cuzk_g1_msm_scratch *ws, char *err);
 
 /* One vector of a sum of MSMs. */
 typedef struct {
@@ -116,6 +180,12 @@ typedef struct {
  * nv cuzk_g1_msm_sparse calls would. */
 cuzk_status cuzk_g1_msm_sparse_sum(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
                                    unsigned nthreads);
+
+/* cuzk_g1_msm_sparse_sum with its working memory from ws (NULL:
+ * allocated); ws limits the points of all nv vectors together; err as for
+ * cuzk_g1_msm_ws (also for nv > CUZK_MSM_MAX_VECS). */
+cuzk_status cuzk_g1_msm_sparse_sum_ws(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
+                                      unsigned nthreads, cuzk_g1_msm_scratch *ws, char *err);
 
 /* *r = sum_{i<n} points[i] by batch affine addition: pairs are added in
  * affine coordinates with one inversion per level of a pairwise tree
@@ -140,11 +210,17 @@ cuzk_status cuzk_g1_batch_sum_bitmap(cuzk_g1_jac *r, const cuzk_g1_affine *point
  * buffers are twice the size (Fp2 coordinates). */
 cuzk_status cuzk_g2_msm(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+cuzk_status cuzk_g2_msm_ws(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                           const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                           cuzk_g2_msm_scratch *ws, char *err);
 cuzk_status cuzk_g2_msm_c(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                           const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                           unsigned c);
 cuzk_status cuzk_g2_msm_sparse(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
+cuzk_status cuzk_g2_msm_sparse_ws(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+                                  const cuzk_scalar *scalars, size_t n, unsigned nthreads,
+                                  cuzk_g2_msm_scratch *ws, char *err);
 typedef struct {
     const cuzk_g2_affine *points;
     const cuzk_scalar *scalars;
@@ -152,6 +228,8 @@ typedef struct {
 } cuzk_g2_msm_vec;
 cuzk_status cuzk_g2_msm_sparse_sum(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
                                    unsigned nthreads);
+cuzk_status cuzk_g2_msm_sparse_sum_ws(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
+                                      unsigned nthreads, cuzk_g2_msm_scratch *ws, char *err);
 cuzk_status cuzk_g2_batch_sum(cuzk_g2_jac *r, const cuzk_g2_affine *points, size_t n,
                               unsigned nthreads);
 cuzk_status cuzk_g2_batch_sum_bitmap(cuzk_g2_jac *r, const cuzk_g2_affine *points,

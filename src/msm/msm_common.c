@@ -147,8 +147,9 @@ static double msm_l2_bytes(void)
     return l2 > 0 ? (double)l2 : (double)(1u << 20);
 }
 
-void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
-                     unsigned c_forced, const struct msm_costs *costs)
+int msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
+                    unsigned c_forced, const struct msm_costs *costs, msm_plan_bytes_fn bytes,
+                    size_t max_bytes)
 {
     unsigned T = msm_threads(nthreads);
     double best = -1, l2 = msm_l2_bytes();
@@ -159,10 +160,10 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthr
         double nb = (double)((size_t)1 << (c - 1));
         int ba = ((size_t)1 << (c - 1)) >= MSM_BA_MIN_BUCKETS;
         double point = ba ? costs->ba_point : 1.0;
-        double bytes = nb * (double)(ba ? costs->aff_bytes : costs->bucket_bytes);
+        double bk_bytes = nb * (double)(ba ? costs->aff_bytes : costs->bucket_bytes);
         /* Keep all threads' buckets under 1 GiB (only a forced c may not). */
-        if (!c_forced && bytes * T > (double)(1u << 30)) break;
-        double miss = bytes > l2 ? MSM_L2_MISS : 1.0;
+        if (!c_forced && bk_bytes * T > (double)(1u << 30)) break;
+        double miss = bk_bytes > l2 ? MSM_L2_MISS : 1.0;
         unsigned W = msm_nwindows(c, nbits);
         size_t rmax = (size_t)4 * T;
         if (rmax > n) rmax = n ? n : 1;
@@ -173,12 +174,14 @@ void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthr
             double task = (double)((n + R - 1) / R) * point * miss + nb * costs->bucket;
             double total = (double)rounds * task + (double)(t - 1) * costs->thread +
                            (double)tasks * costs->bucket / 2 + (double)(nbits + 1) * costs->dbl;
-            if (best < 0 || total < best) {
-                best = total;
-                p->c = c, p->nwin = W, p->nranges = (unsigned)R, p->nthreads = (unsigned)t;
-            }
+            if (best >= 0 && total >= best) continue;
+            struct msm_plan q = {nbits, c, W, (unsigned)R, (unsigned)t};
+            if (bytes && bytes(&q, n) > max_bytes) continue;
+            best = total;
+            *p = q;
         }
     }
+    return best >= 0;
 }
 
 /* ---------------------------------------------------- scalar conversion -- */

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errmsg.h"
 #include "ec/ec_var.h"
 
 /* ------------------------------------------------------------ Pippenger -- */
@@ -502,21 +503,21 @@ static void pip_worker(void *arg, size_t b, size_t e)
     }
 }
 
-/* Pippenger over points j < n with the digits of plan (n > 0). */
-static cuzk_status pip_run(JAC *r, const AFF *points, const int32_t *digits, size_t n,
-                           const struct msm_plan *plan)
+/* Pippenger over points j < n with the digits of plan (n > 0). The caller
+ * owns buckets (plan.nthreads * 2^(c-1)), results (one per task) and bamem
+ * (plan.nthreads * BA_MEM_BYTES(2^(c-1))); see pip_carve. */
+static void pip_run(JAC *r, const AFF *points, const int32_t *digits, size_t n,
+                    const struct msm_plan *plan, XYZZ *buckets, XYZZ *results,
+                    unsigned char *bamem)
 {
     struct pip_ctx x = {.points = points, .digits = digits, .n = n, .plan = *plan};
-    size_t ntasks = (size_t)x.plan.nwin * x.plan.nranges;
     x.nb_max = (size_t)1 << (x.plan.c - 1);
-    size_t nbk = x.plan.nthreads * x.nb_max;
-    XYZZ *mem = malloc((nbk + ntasks) * sizeof(XYZZ) +
-                       x.plan.nthreads * BA_MEM_BYTES(x.nb_max));
-    if (!mem) return CUZK_ERR_NO_MEMORY;
-    x.buckets = mem;
-    x.results = mem + nbk;
-    x.bamem = (unsigned char *)(void *)(x.results + ntasks);
+    x.buckets = buckets;
+    x.results = results;
+    x.bamem = bamem;
     atomic_init(&x.next, 0);
+    /* Slots claim tasks from x.next, so the result is the same whether the
+     * slots run at once or one after another. */
     cuzk_parallel_for(x.plan.nthreads, 1, x.plan.nthreads, pip_worker, &x);
 
     /* Sum each window's ranges, then Horner over the windows (top first):
@@ -533,9 +534,7 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const int32_t *digits, siz
         G(xyzz_to_jac)(&t, &s);
         G(add)(&acc, &acc, &t);
     }
-    free(mem);
     *r = acc;
-    return CUZK_OK;
 }
 
 /* ------------------------------------------------------------------ GLV --
@@ -548,7 +547,7 @@ static cuzk_status pip_run(JAC *r, const AFF *points, const int32_t *digits, siz
  * by L, ~35 ns). The 2n points and the digits of their halves in every
  * window (computed here once, so Pippenger only reads them) go into a
  * temporary array (sizeof(AFF) + 4 ceil(129 / c) bytes per point, twice),
- * allocated per call and freed before return. G2 measured (2-core EPYC,
+ * allocated per call and freed before return, or cut from a scratch. G2 measured (2-core EPYC,
  * 1 thread, CPU time, 5022 points, random scalars): 124.4 ms without GLV
  * (c = 9), 107.1 ms with it (c = 10).
  *
@@ -595,10 +594,53 @@ static void glv_range(void *arg, size_t b, size_t e)
     }
 }
 
+/* Offsets are rounded to cache lines. */
+#define MSM_ALIGN(x) (((x) + (size_t)63) & ~(size_t)63)
+
+/* The working memory of msm_run for n (= 2 x inputs) GLV points and plan
+ * p, in the order pip_carve lays it out: the points, their digits, then
+ * per thread the buckets and the batch state, and a result per task.
+ * SIZE_MAX if it does not fit in a size_t. */
+static size_t pip_bytes(const struct msm_plan *p, size_t n)
+{
+    size_t nb = (size_t)1 << (p->c - 1), ntasks = (size_t)p->nwin * p->nranges;
+    if (n > SIZE_MAX / 4 / (sizeof(AFF) + p->nwin * sizeof(int32_t))) return SIZE_MAX;
+    return MSM_ALIGN(n * sizeof(AFF)) + MSM_ALIGN(n * p->nwin * sizeof(int32_t)) +
+           MSM_ALIGN(p->nthreads * nb * sizeof(XYZZ)) + MSM_ALIGN(ntasks * sizeof(XYZZ)) +
+           p->nthreads * BA_MEM_BYTES(nb);
+}
+
+struct pip_mem {
+    AFF *gp;
+    int32_t *digits;
+    XYZZ *buckets, *results;
+    unsigned char *bamem;
+};
+
+/* Cuts mem (pip_bytes(p, n) bytes, 64-byte aligned or malloc's alignment)
+ * into the arrays of struct pip_mem. */
+static void pip_carve(struct pip_mem *m, unsigned char *mem, const struct msm_plan *p, size_t n)
+{
+    size_t nb = (size_t)1 << (p->c - 1), ntasks = (size_t)p->nwin * p->nranges;
+    m->gp = (AFF *)(void *)mem;
+    mem += MSM_ALIGN(n * sizeof(AFF));
+    m->digits = (int32_t *)(void *)mem;
+    mem += MSM_ALIGN(n * p->nwin * sizeof(int32_t));
+    m->buckets = (XYZZ *)(void *)mem;
+    mem += MSM_ALIGN(p->nthreads * nb * sizeof(XYZZ));
+    m->results = (XYZZ *)(void *)mem;
+    mem += MSM_ALIGN(ntasks * sizeof(XYZZ));
+    m->bamem = mem;
+}
+
 /* The MSM over the concatenation of parts[0..nparts); c = 0: chosen by the
- * cost model. */
+ * cost model. work = NULL: the working memory (pip_bytes) is malloc'ed and
+ * freed here. Otherwise it is carved from work (caller-owned, work_bytes
+ * long, 64-byte aligned), and the plan is the cost model's best among
+ * those that fit; CUZK_ERR_INVALID_ARGUMENT if none does. */
 static cuzk_status msm_run(JAC *r, const struct msm_part *parts, size_t nparts,
-                           unsigned nthreads, unsigned c)
+                           unsigned nthreads, unsigned c, unsigned char *work,
+                           size_t work_bytes)
 {
     size_t n = 0;
     for (size_t q = 0; q < nparts; q++) n += parts[q].n;
@@ -608,33 +650,37 @@ static cuzk_status msm_run(JAC *r, const struct msm_part *parts, size_t nparts,
     }
     static const struct msm_costs costs = MSM_COSTS;
     struct msm_plan plan;
-    msm_plan_choose(&plan, 2 * n, MSM_GLV_BITS, nthreads, c, &costs);
-    if (n > SIZE_MAX / 2 / (sizeof(AFF) + plan.nwin * sizeof(int32_t)))
-        return CUZK_ERR_NO_MEMORY;
-    unsigned char *mem = malloc(2 * n * (sizeof(AFF) + plan.nwin * sizeof(int32_t)));
-    if (!mem) return CUZK_ERR_NO_MEMORY;
-    struct glv_ctx x = {parts, (AFF *)(void *)mem, NULL, 2 * n, plan.c, plan.nwin};
-    x.digits = (int32_t *)(void *)(x.gp + 2 * n);
+    if (n > SIZE_MAX / 4) return CUZK_ERR_NO_MEMORY;
+    if (!msm_plan_choose(&plan, 2 * n, MSM_GLV_BITS, nthreads, c, &costs,
+                         work ? pip_bytes : NULL, work_bytes))
+        return CUZK_ERR_INVALID_ARGUMENT;
+    unsigned char *mem = work;
+    if (!work) {
+        size_t bytes = pip_bytes(&plan, 2 * n);
+        if (bytes == SIZE_MAX || !(mem = malloc(bytes))) return CUZK_ERR_NO_MEMORY;
+    }
+    struct pip_mem m;
+    pip_carve(&m, mem, &plan, 2 * n);
+    struct glv_ctx x = {parts, m.gp, m.digits, 2 * n, plan.c, plan.nwin};
     /* ~0.3 us per point: 2^12 points (~1 ms) per thread at least. */
     cuzk_parallel_for(n, (size_t)1 << 12, msm_threads(nthreads), glv_range, &x);
-    cuzk_status st = pip_run(r, x.gp, x.digits, 2 * n, &plan);
-    free(mem);
-    return st;
+    pip_run(r, x.gp, x.digits, 2 * n, &plan, m.buckets, m.results, m.bamem);
+    if (!work) free(mem);
+    return CUZK_OK;
 }
 
 unsigned G(msm_window)(size_t n, unsigned nthreads)
 {
     static const struct msm_costs costs = MSM_COSTS;
     struct msm_plan p;
-    msm_plan_choose(&p, 2 * n, MSM_GLV_BITS, nthreads, 0, &costs);
+    msm_plan_choose(&p, 2 * n, MSM_GLV_BITS, nthreads, 0, &costs, NULL, 0);
     return p.c;
 }
 
 cuzk_status G(msm)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                    unsigned nthreads)
 {
-    struct msm_part part = {points, scalars, NULL, n};
-    return msm_run(r, &part, 1, nthreads, 0);
+    return G(msm_ws)(r, points, scalars, n, nthreads, NULL, NULL);
 }
 
 cuzk_status G(msm_c)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
@@ -642,7 +688,7 @@ cuzk_status G(msm_c)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size
 {
     if (c > MSM_MAX_C) return CUZK_ERR_INVALID_ARGUMENT;
     struct msm_part part = {points, scalars, NULL, n};
-    return msm_run(r, &part, 1, nthreads, c);
+    return msm_run(r, &part, 1, nthreads, c, NULL, 0);
 }
 
 /* ---------------------------------------------------- batch affine sum --
@@ -785,8 +831,19 @@ static void bsum_worker(void *arg, size_t b, size_t e)
     for (size_t s = b; s < e; s++) bsum_slot(arg, s);
 }
 
+/* Working memory of bsum_run for a number of slots (one per thread at
+ * most): a buffer and a result each. */
+static size_t bsum_bytes(size_t slots)
+{
+    return slots * (BSUM_SLOT_BYTES + sizeof(XYZZ));
+}
+
+/* The sum of the points selected by bitmap (NULL: all). work = NULL: the
+ * working memory is malloc'ed and freed here; otherwise work
+ * (caller-owned) holds at least bsum_bytes(msm_threads(nthreads)). */
+
 static cuzk_status bsum_run(JAC *r, const AFF *points, const uint64_t *bitmap, size_t n,
-                            unsigned nthreads)
+                            unsigned nthreads, unsigned char *work)
 {
     /* A slot ends with ~log2(CHUNK / BSUM_STOP) levels of shrinking size,
      * each paying a whole inversion: give each thread at least 8 chunks. */
@@ -794,37 +851,161 @@ static cuzk_status bsum_run(JAC *r, const AFF *points, const uint64_t *bitmap, s
     size_t slots = n / (8 * BSUM_CHUNK);
     if (slots > T) slots = T;
     if (slots < 1) slots = 1;
-    struct bsum_ctx x = {points, bitmap, n, slots, NULL, NULL};
-    x.mem = malloc(slots * (BSUM_SLOT_BYTES + sizeof(XYZZ)));
-    if (!x.mem) return CUZK_ERR_NO_MEMORY;
+    struct bsum_ctx x = {points, bitmap, n, slots, work, NULL};
+    if (!work && !(x.mem = malloc(bsum_bytes(slots)))) return CUZK_ERR_NO_MEMORY;
     x.results = (XYZZ *)(void *)(x.mem + slots * BSUM_SLOT_BYTES);
     cuzk_parallel_for(slots, 1, (unsigned)slots, bsum_worker, &x);
     XYZZ acc = x.results[0];
     for (size_t s = 1; s < slots; s++) xyzz_add_var(&acc, &acc, &x.results[s]);
-    free(x.mem);
+    if (!work) free(x.mem);
     G(xyzz_to_jac)(r, &acc);
     return CUZK_OK;
 }
 
 cuzk_status G(batch_sum)(JAC *r, const AFF *points, size_t n, unsigned nthreads)
 {
-    return bsum_run(r, points, NULL, n, nthreads);
+    return bsum_run(r, points, NULL, n, nthreads, NULL);
 }
 
 cuzk_status G(batch_sum_bitmap)(JAC *r, const AFF *points, const uint64_t *bitmap,
                                 size_t n, unsigned nthreads)
 {
-    return bsum_run(r, points, bitmap, n, nthreads);
+    return bsum_run(r, points, bitmap, n, nthreads, NULL);
+}
+
+/* -------------------------------------------------------------- scratch --
+ *
+ * One block, laid out as
+ *   ones   ceil(max_n / 64) + CUZK_MSM_MAX_VECS words: the parts' bitmaps
+ *   rest   max_n indices: the parts' index lists
+ *   work   the batch sums' slots, and after them (the sums are done by
+ *          then) the GLV points, digits, buckets and batch state of the
+ *          one Pippenger call: scratch_work_bytes.
+ */
+struct G(msm_scratch) {
+    unsigned char *mem; /* owned: bytes */
+    size_t bytes, max_n, work_bytes;
+    unsigned nthreads;  /* resolved: never 0 */
+    uint64_t *ones;
+    size_t *rest;
+    unsigned char *work;
+};
+
+/* The work area for up to max_n inputs on T threads: the batch sums' slots,
+ * or the Pippenger memory of the cost model's plan for a grid of input
+ * counts (max_n, then 1/16 steps down to max_n / 16, then halvings), so
+ * those and sizes near them get the plan they would get without a scratch.
+ * Any other count m <= max_n gets the best plan that fits, and one does:
+ * the plan of max_n restricted to R = 1 needs no more than the plan of
+ * max_n itself. SIZE_MAX if too large. */
+static size_t scratch_work_bytes(size_t max_n, unsigned T)
+{
+    static const struct msm_costs costs = MSM_COSTS;
+    size_t w = bsum_bytes(T);
+    if (max_n > SIZE_MAX / 4) return SIZE_MAX;
+    for (unsigned k = 0; k < 16 + 64; k++) {
+        size_t m = k < 16 ? max_n - max_n / 16 * k : max_n >> (k - 15);
+        if (m == 0) break;
+        struct msm_plan p;
+        msm_plan_choose(&p, 2 * m, MSM_GLV_BITS, T, 0, &costs, NULL, 0);
+        size_t b = pip_bytes(&p, 2 * m);
+        if (b == SIZE_MAX) return SIZE_MAX;
+        if (b > w) w = b;
+    }
+    return MSM_ALIGN(w);
+}
+
+size_t G(msm_scratch_bytes)(size_t max_n, unsigned nthreads)
+{
+    if (max_n > SIZE_MAX / 64) return SIZE_MAX;
+    size_t words = (max_n + 63) / 64 + CUZK_MSM_MAX_VECS;
+    size_t w = scratch_work_bytes(max_n, msm_threads(nthreads));
+    size_t head = MSM_ALIGN(words * sizeof(uint64_t)) + MSM_ALIGN(max_n * sizeof(size_t));
+    return w > SIZE_MAX - head ? SIZE_MAX : head + w;
+}
+
+cuzk_status G(msm_scratch_new)(struct G(msm_scratch) **out, size_t max_n, unsigned nthreads)
+{
+    *out = NULL;
+    size_t bytes = G(msm_scratch_bytes)(max_n, nthreads);
+    if (bytes == SIZE_MAX) return CUZK_ERR_NO_MEMORY;
+    struct G(msm_scratch) *s = malloc(sizeof *s);
+    if (!s) return CUZK_ERR_NO_MEMORY;
+    /* aligned_alloc: the carved arrays start on cache lines. */
+    if (!(s->mem = aligned_alloc(64, bytes))) {
+        free(s);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    size_t words = (max_n + 63) / 64 + CUZK_MSM_MAX_VECS;
+    s->bytes = bytes;
+    s->max_n = max_n;
+    s->nthreads = msm_threads(nthreads);
+    s->ones = (uint64_t *)(void *)s->mem;
+    s->rest = (size_t *)(void *)(s->mem + MSM_ALIGN(words * sizeof(uint64_t)));
+    s->work = (unsigned char *)(void *)s->rest + MSM_ALIGN(max_n * sizeof(size_t));
+    s->work_bytes = bytes - (size_t)(s->work - s->mem);
+    *out = s;
+    return CUZK_OK;
+}
+
+size_t G(msm_scratch_size)(const struct G(msm_scratch) *s)
+{
+    return s ? s->bytes + sizeof *s : 0;
+}
+
+void G(msm_scratch_free)(struct G(msm_scratch) *s)
+{
+    if (!s) return;
+    free(s->mem);
+    free(s);
+}
+
+/* Checks a call of n inputs in all on nthreads threads against ws's limits. */
+static cuzk_status scratch_check(const struct G(msm_scratch) *ws, size_t n, unsigned nthreads,
+                                 char *err)
+{
+    if (n > ws->max_n)
+        return cuzk_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: ",
+                         "%zu points, but the scratch was made for at most %zu", n, ws->max_n);
+    if (msm_threads(nthreads) > ws->nthreads)
+        return cuzk_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: ",
+                         "%u threads, but the scratch was made for at most %u",
+                         msm_threads(nthreads), ws->nthreads);
+    return CUZK_OK;
+}
+
+/* A failure after scratch_check passed: should not happen (see
+ * scratch_work_bytes), but says so rather than return a bare status. */
+static cuzk_status scratch_status(cuzk_status st, const struct G(msm_scratch) *ws, char *err)
+{
+    if (st == CUZK_ERR_INVALID_ARGUMENT && ws)
+        return cuzk_errf(err, st, "msm: ", "no Pippenger plan fits the scratch");
+    if (st != CUZK_OK) return cuzk_errf(err, st, "msm: ", "%s", cuzk_strerror(st));
+    return st;
+}
+
+cuzk_status G(msm_ws)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+                      unsigned nthreads, struct G(msm_scratch) *ws, char *err)
+{
+    if (err) err[0] = 0;
+    cuzk_status st;
+    if (ws && (st = scratch_check(ws, n, nthreads, err)) != CUZK_OK) return st;
+    struct msm_part part = {points, scalars, NULL, n};
+    st = msm_run(r, &part, 1, nthreads, 0, ws ? ws->work : NULL, ws ? ws->work_bytes : 0);
+    return scratch_status(st, ws, err);
 }
 
 /* ----------------------------------------------------------- sparse MSM --
  *
  * Per part: scalars 0 are skipped, the points of scalar 1 batch-summed, the
  * rest (indices into the part, points at infinity dropped) go into one
- * Pippenger call over all parts. */
+ * Pippenger call over all parts. With ws the bitmaps and index lists are
+ * cut from ws's ones and rest, part after part, and the sums and the
+ * Pippenger call run in ws's work area; without, they are malloc'ed and
+ * freed here. */
 
 static cuzk_status sparse_run(JAC *r, const struct msm_part *in, size_t nparts,
-                              unsigned nthreads)
+                              unsigned nthreads, struct G(msm_scratch) *ws)
 {
     struct msm_part parts[CUZK_MSM_MAX_VECS];
     uint64_t *ones[CUZK_MSM_MAX_VECS] = {NULL};
@@ -833,11 +1014,19 @@ static cuzk_status sparse_run(JAC *r, const struct msm_part *in, size_t nparts,
     cuzk_status st = CUZK_ERR_NO_MEMORY;
     JAC acc, t;
     G(jac_set_inf)(&acc);
+    size_t words_used = 0, rest_used = 0;
     for (size_t q = 0; q < nparts; q++) {
         size_t n = in[q].n;
-        ones[q] = malloc(n ? (n + 63) / 64 * sizeof(uint64_t) : 1);
-        rest[q] = malloc(n ? n * sizeof(size_t) : 1);
-        if (!ones[q] || !rest[q]) goto out;
+        if (ws) { /* sparse_check: these fit */
+            ones[q] = ws->ones + words_used;
+            rest[q] = ws->rest + rest_used;
+            words_used += (n + 63) / 64;
+            rest_used += n;
+        } else {
+            ones[q] = malloc(n ? (n + 63) / 64 * sizeof(uint64_t) : 1);
+            rest[q] = malloc(n ? n * sizeof(size_t) : 1);
+            if (!ones[q] || !rest[q]) goto out;
+        }
         size_t m = msm_classify(ones[q], rest[q], in[q].scalars, n);
         /* Points at infinity would be skipped in every window anyway, but
          * they would count in n when the window is chosen (a Groth16 A
@@ -846,30 +1035,58 @@ static cuzk_status sparse_run(JAC *r, const struct msm_part *in, size_t nparts,
         for (size_t i = 0; i < m; i++)
             if (!G(affine_is_inf)(&in[q].points[rest[q][i]])) rest[q][k++] = rest[q][i];
         parts[q] = (struct msm_part){in[q].points, in[q].scalars, rest[q], k};
-        if ((st = bsum_run(&t, in[q].points, ones[q], n, nthreads)) != CUZK_OK) goto out;
+        st = bsum_run(&t, in[q].points, ones[q], n, nthreads, ws ? ws->work : NULL);
+        if (st != CUZK_OK) goto out;
         G(add)(&acc, &acc, &t);
     }
-    if ((st = msm_run(&t, parts, nparts, nthreads, 0)) != CUZK_OK) goto out;
+    st = msm_run(&t, parts, nparts, nthreads, 0, ws ? ws->work : NULL, ws ? ws->work_bytes : 0);
+    if (st != CUZK_OK) goto out;
     G(add)(r, &acc, &t);
 out:
-    for (size_t q = 0; q < nparts; q++) {
-        free(ones[q]);
-        free(rest[q]);
+    if (!ws) {
+        for (size_t q = 0; q < nparts; q++) {
+            free(ones[q]);
+            free(rest[q]);
+        }
     }
     return st;
+}
+
+cuzk_status G(msm_sparse_ws)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+                             unsigned nthreads, struct G(msm_scratch) *ws, char *err)
+{
+    if (err) err[0] = 0;
+    cuzk_status st;
+    if (ws && (st = scratch_check(ws, n, nthreads, err)) != CUZK_OK) return st;
+    struct msm_part part = {points, scalars, NULL, n};
+    return scratch_status(sparse_run(r, &part, 1, nthreads, ws), ws, err);
 }
 
 cuzk_status G(msm_sparse)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                           unsigned nthreads)
 {
-    struct msm_part part = {points, scalars, NULL, n};
-    return sparse_run(r, &part, 1, nthreads);
+    return G(msm_sparse_ws)(r, points, scalars, n, nthreads, NULL, NULL);
+}
+
+cuzk_status G(msm_sparse_sum_ws)(JAC *r, const VEC *v, size_t nv, unsigned nthreads,
+                                 struct G(msm_scratch) *ws, char *err)
+{
+    if (err) err[0] = 0;
+    struct msm_part parts[CUZK_MSM_MAX_VECS];
+    if (nv > CUZK_MSM_MAX_VECS)
+        return cuzk_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: ",
+                         "%zu vectors in a sum, at most %d", nv, CUZK_MSM_MAX_VECS);
+    size_t total = 0;
+    for (size_t q = 0; q < nv; q++) {
+        parts[q] = (struct msm_part){v[q].points, v[q].scalars, NULL, v[q].n};
+        total = v[q].n > SIZE_MAX - total ? SIZE_MAX : total + v[q].n;
+    }
+    cuzk_status st;
+    if (ws && (st = scratch_check(ws, total, nthreads, err)) != CUZK_OK) return st;
+    return scratch_status(sparse_run(r, parts, nv, nthreads, ws), ws, err);
 }
 
 cuzk_status G(msm_sparse_sum)(JAC *r, const VEC *v, size_t nv, unsigned nthreads)
 {
-    struct msm_part parts[CUZK_MSM_MAX_VECS];
-    if (nv > CUZK_MSM_MAX_VECS) return CUZK_ERR_INVALID_ARGUMENT;
-    for (size_t q = 0; q < nv; q++) parts[q] = (struct msm_part){v[q].points, v[q].scalars, NULL, v[q].n};
-    return sparse_run(r, parts, nv, nthreads);
+    return G(msm_sparse_sum_ws)(r, v, nv, nthreads, NULL, NULL);
 }

@@ -130,11 +130,18 @@ struct msm_costs {
     size_t bucket_bytes;
 };
 
+/* Bytes of working memory a plan needs for n points (msm_impl.h). */
+typedef size_t (*msm_plan_bytes_fn)(const struct msm_plan *p, size_t n);
+
 /* Chooses c (or takes c_forced if nonzero) and the split for n points with
  * scalars < 2^nbits and nthreads threads (0 = all cores); see the cost
- * model in msm_common.c. */
-void msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
-                     unsigned c_forced, const struct msm_costs *costs);
+ * model in msm_common.c. With bytes non-NULL only plans with
+ * bytes(plan, n) <= max_bytes are considered (a caller's scratch): the
+ * cheapest of those. Returns 0 if no plan fits (*p is then unusable),
+ * else 1. */
+int msm_plan_choose(struct msm_plan *p, size_t n, unsigned nbits, unsigned nthreads,
+                    unsigned c_forced, const struct msm_costs *costs, msm_plan_bytes_fn bytes,
+                    size_t max_bytes);
 
 /* GLV (G1 here; G2 uses the same L through psi^2, see g2_msm.c).
  * phi(x, y) = (beta x, y) acts on G1 as [-L] with
