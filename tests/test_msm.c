@@ -17,49 +17,7 @@
 #include "msm/msm_internal.h"
 #include "test_util.h"
 
-/* ------------------------------------------------- allocation counter --
- *
- * CMakeLists.txt links this test with --wrap=malloc,--wrap=calloc,
- * --wrap=realloc: every call of those from this file and from libcuzk.a
- * comes here first (calls inside the C library itself do not). */
-
-static atomic_size_t allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    atomic_fetch_add(&allocs, 1);
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    atomic_fetch_add(&allocs, 1);
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    atomic_fetch_add(&allocs, 1);
-    return __real_realloc(p, n);
-}
-
-/* Whether the wrapping is in effect (a build without the link options, or
- * a sanitizer runtime that takes malloc first, would leave it out): one
- * counted malloc. The volatile keeps the pair from being optimised away. */
-static int allocs_counted(void)
-{
-    size_t before = atomic_load(&allocs);
-    void *volatile p = malloc(16);
-    free(p);
-    return atomic_load(&allocs) != before;
-}
+#include "alloc_count.h"
 
 /* ------------------------------------------------------ per-group table -- */
 

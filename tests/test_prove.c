@@ -1,11 +1,10 @@
 /* The proof job (prove.h): workspaces, backends, cancellation, key storage.
  *
- *   - 50 proofs in one process on one workspace: every proof verifies, and
- *     the live heap after each proof is the live heap after the first (no
- *     growth: the workspace holds every per-proof buffer). Measured as live
- *     bytes (mallinfo2, or the sanitizer allocator's count under ASan); the
- *     MSMs of msm.h still malloc and free within each call, so this is "no
- *     growth", not yet "no malloc";
+ *   - 50 proofs in one process on one workspace: every proof verifies, no
+ *     proof after the first calls malloc, calloc or realloc (wrapped at link
+ *     time: alloc_count.h), and the live heap after each proof is the live
+ *     heap after the first (mallinfo2, or the sanitizer allocator's count
+ *     under ASan);
  *   - fixed r, s: proofs are deterministic, and two proofs of two keys at
  *     once (two threads, two workspaces) equal the same proofs one after
  *     the other;
@@ -30,6 +29,7 @@
 #include <cuzk/prove.h>
 #include <cuzk/r1cs.h>
 
+#include "alloc_count.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -147,10 +147,11 @@ static void test_reuse(const circuit *c)
     CHECK(bytes >= 3 * n * 32 + (uint64_t)c->pk.n_vars * 32);
     CHECK(!strcmp(cuzk_workspace_backend(ws), "cpu"));
     cuzk_prove_job job = dense_job(c);
-    size_t live1 = 0, live_max = 0;
+    size_t live1 = 0, live_max = 0, allocs1 = 0;
     int valid = 0;
     for (int i = 0; i < 50; i++) {
         cuzk_prove_result res;
+        if (i == 1) allocs1 = atomic_load(&allocs);
         cuzk_status s = cuzk_prove(ws, &job, &res, err);
         CHECK_MSG(s == CUZK_OK, "proof %d: %s", i, err);
         if (s != CUZK_OK) break;
@@ -168,6 +169,13 @@ static void test_reuse(const circuit *c)
            "after proofs 2..50\n", (unsigned long long)bytes, live1, live_max);
     CHECK_MSG(live_max <= live1, "the live heap grew by %zu bytes over 49 proofs",
               live_max - live1);
+    size_t n_alloc = atomic_load(&allocs) - allocs1;
+    if (allocs_counted()) {
+        printf("  allocations in proofs 2..50: %zu\n", n_alloc);
+        CHECK_MSG(n_alloc == 0, "proofs 2..50 allocated %zu times", n_alloc);
+    } else {
+        printf("  allocations not counted (malloc is not wrapped in this build)\n");
+    }
     CHECK(cuzk_workspace_bytes(ws) == bytes);
     cuzk_workspace_destroy(ws);
 

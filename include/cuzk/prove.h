@@ -21,10 +21,10 @@
  * groth16.h.
  *
  * Memory: cuzk_workspace_create allocates everything a proof needs (its
- * size is cuzk_workspace_bytes); cuzk_prove allocates no per-proof buffer
- * of its own. Not yet allocation-free: the CPU MSMs of msm.h allocate their
- * buckets per call (freed before they return), and a built-in circuit job
- * whose inputs are derived from a seed allocates that small JSON.
+ * size is cuzk_workspace_bytes): rows, scalars, NTT tables and the MSMs'
+ * scratch (msm.h). A dense-witness proof then allocates nothing (checked by
+ * tests/test_prove.c); a built-in circuit job whose inputs are derived
+ * from a seed allocates that small JSON.
  */
 #ifndef CUZK_PROVE_H
 #define CUZK_PROVE_H
@@ -191,8 +191,9 @@ typedef struct cuzk_workspace cuzk_workspace;
  * workspace and not change. Allocates every per-proof buffer now: for the
  * CPU backend 3 x 32 bytes per domain point (a, b, c; none with
  * CUZK_WS_CALLER_ROWS), 32 bytes per variable (the witness as scalars) and
- * 64 per B variable, the NTT domain's tables, the public inputs; a built-in
- * circuit job adds its circuit and dense witness at the first such job.
+ * 64 per B variable, the NTT domain's tables, the public inputs, and the
+ * MSM scratch (~264 bytes per point of the largest G1 MSM, L + H + B1, and
+ * ~456 per B variable for G2: msm.h); a built-in circuit job adds its circuit and dense witness at the first such job.
  * The caller owns *ws (cuzk_workspace_destroy). Errors: an unknown backend
  * or a malformed key (CUZK_ERR_INVALID_ARGUMENT), CUZK_ERR_NO_MEMORY, or
  * the backend's status, with err set. One proof at a time per workspace;

@@ -26,6 +26,8 @@ typedef struct {
     cuzk_scalar *hs;           /* view: a, converted in place (n_h) */
     cuzk_scalar *wsb;          /* owned: n_b, w of B's variables */
     cuzk_scalar *rws;          /* owned: n_b, r w of B's variables */
+    cuzk_g1_msm_scratch *m1;   /* owned: every G1 MSM's working memory */
+    cuzk_g2_msm_scratch *m2;   /* owned: the G2 MSM's */
     uint64_t bytes;
 } cpu_ws;
 
@@ -38,6 +40,8 @@ static void cpu_ws_destroy(void *p)
     free(cw->ws);
     free(cw->wsb);
     free(cw->rws);
+    cuzk_g1_msm_scratch_free(cw->m1);
+    cuzk_g2_msm_scratch_free(cw->m2);
     free(cw);
 }
 
@@ -63,14 +67,22 @@ static cuzk_status cpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
     cw->ws = malloc(pk->n_vars * sizeof *cw->ws);
     cw->wsb = malloc(nb * sizeof *cw->wsb);
     cw->rws = malloc(nb * sizeof *cw->rws);
+    /* The G1 MSMs run one after another and share one scratch, sized for
+     * the largest: the merged C sum over L, H and B1. */
+    size_t m1_n = cw->n_priv + cw->n_h + pk->n_b;
+    if (m1_n < pk->n_vars) m1_n = pk->n_vars;
+    if (cuzk_g1_msm_scratch_new(&cw->m1, m1_n, cw->nthreads) != CUZK_OK ||
+        cuzk_g2_msm_scratch_new(&cw->m2, pk->n_b, cw->nthreads) != CUZK_OK)
+        cw->m1 = NULL; /* reported below with the rest */
     if ((!cw->abc && !(cfg->ws_flags & CUZK_WS_CALLER_ROWS)) || !cw->ws || !cw->wsb ||
-        !cw->rws) {
+        !cw->rws || !cw->m1 || !cw->m2) {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: out of memory for the workspace");
         cpu_ws_destroy(cw);
         return CUZK_ERR_NO_MEMORY;
     }
     cw->bytes = sizeof *cw + (cw->abc ? 3 * cw->n : 0) * sizeof(cuzk_fr) +
-                (pk->n_vars + 2 * nb) * sizeof(cuzk_scalar) + cuzk_ntt_domain_bytes(cw->d);
+                (pk->n_vars + 2 * nb) * sizeof(cuzk_scalar) + cuzk_ntt_domain_bytes(cw->d) +
+                cuzk_g1_msm_scratch_size(cw->m1) + cuzk_g2_msm_scratch_size(cw->m2);
     *out = cw;
     return CUZK_OK;
 }
@@ -235,49 +247,37 @@ static cuzk_status cpu_h_poly(void *p, const cuzk_stage_in *in, char *err)
 
 /* --------------------------------------------------------------- MSMs -- */
 
-/* ===== THE MSM CALLS: the only place the CPU backend calls msm.h. =====
- * The sparse MSMs allocate their buckets, digits and bitmaps per call
- * today (msm.h). When msm.h gains a scratch object sized once for the
- * largest call, create it in cpu_ws_create for n = max(n_vars, n_b,
- * n_priv + n_h + n_b) (G1) and n_b (G2), keep it in cpu_ws, and pass it
- * in these three functions: the hot path then allocates nothing. */
+/* ===== THE MSM CALLS: the only place the CPU backend calls msm.h, each
+ * with the workspace's scratch, so a proof allocates nothing here. ===== */
 static cuzk_status msm_g1_sparse(cpu_ws *cw, cuzk_g1_jac *r, const cuzk_g1_affine *points,
-                                 const cuzk_scalar *scalars, size_t n)
+                                 const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return cuzk_g1_msm_sparse(r, points, scalars, n, cw->nthreads);
+    return cuzk_g1_msm_sparse_ws(r, points, scalars, n, cw->nthreads, cw->m1, err);
 }
 
 static cuzk_status msm_g2_sparse(cpu_ws *cw, cuzk_g2_jac *r, const cuzk_g2_affine *points,
-                                 const cuzk_scalar *scalars, size_t n)
+                                 const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return cuzk_g2_msm_sparse(r, points, scalars, n, cw->nthreads);
+    return cuzk_g2_msm_sparse_ws(r, points, scalars, n, cw->nthreads, cw->m2, err);
 }
 
 static cuzk_status msm_g1_sparse_sum(cpu_ws *cw, cuzk_g1_jac *r, const cuzk_g1_msm_vec *v,
-                                     size_t nv)
+                                     size_t nv, char *err)
 {
-    return cuzk_g1_msm_sparse_sum(r, v, nv, cw->nthreads);
+    return cuzk_g1_msm_sparse_sum_ws(r, v, nv, cw->nthreads, cw->m1, err);
 }
 /* ===== end of the MSM calls ===== */
-
-static cuzk_status msm_fail(cuzk_status s, char *err)
-{
-    if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: MSM: %s", cuzk_strerror(s));
-    return s;
-}
 
 static cuzk_status cpu_msm_a(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out, char *err)
 {
     cpu_ws *cw = p;
-    cuzk_status s = msm_g1_sparse(cw, out, in->pk->a, cw->ws, in->pk->n_vars);
-    return s == CUZK_OK ? s : msm_fail(s, err);
+    return msm_g1_sparse(cw, out, in->pk->a, cw->ws, in->pk->n_vars, err);
 }
 
 static cuzk_status cpu_msm_b2(void *p, const cuzk_stage_in *in, cuzk_g2_jac *out, char *err)
 {
     cpu_ws *cw = p;
-    cuzk_status s = msm_g2_sparse(cw, out, in->pk->b2, cw->wsb, in->pk->n_b);
-    return s == CUZK_OK ? s : msm_fail(s, err);
+    return msm_g2_sparse(cw, out, in->pk->b2, cw->wsb, in->pk->n_b, err);
 }
 
 struct scaled_job {
@@ -329,9 +329,9 @@ static cuzk_status cpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
         cuzk_g1_jac pb1;
         const cuzk_g1_msm_vec cv[2] = {{pk->l, cw->ws + pk->n_public + 1, cw->n_priv},
                                        {pk->h, cw->hs, cw->n_h}};
-        if ((s = msm_g1_sparse_sum(cw, out, cv, 2)) != CUZK_OK ||
-            (s = msm_g1_sparse(cw, &pb1, pk->b1, cw->wsb, pk->n_b)) != CUZK_OK)
-            return msm_fail(s, err);
+        if ((s = msm_g1_sparse_sum(cw, out, cv, 2, err)) != CUZK_OK ||
+            (s = msm_g1_sparse(cw, &pb1, pk->b1, cw->wsb, pk->n_b, err)) != CUZK_OK)
+            return s;
         cuzk_g1_mul(&pb1, &pb1, &in->r);
         cuzk_g1_add(out, out, &pb1);
         return CUZK_OK;
@@ -342,8 +342,7 @@ static cuzk_status cpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
     const cuzk_g1_msm_vec cv[3] = {{pk->l, cw->ws + pk->n_public + 1, cw->n_priv},
                                    {pk->h, cw->hs, cw->n_h},
                                    {pk->b1, cw->rws, pk->n_b}};
-    if ((s = msm_g1_sparse_sum(cw, out, cv, 3)) != CUZK_OK) return msm_fail(s, err);
-    return CUZK_OK;
+    return msm_g1_sparse_sum(cw, out, cv, 3, err);
 }
 
 static const cuzk_prover_backend CPU_BACKEND = {
