@@ -91,8 +91,10 @@ struct cuzk_store {
      * or a request over CUZK_STORE_MAX_BLOB: CUZK_ERR_INVALID_ARGUMENT. */
     cuzk_status (*enqueue)(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
                            uint64_t *id, int *existing, char *err);
-    /* QUEUED -> LEASED until until_ms (attempts + 1). A job not QUEUED:
-     * CUZK_ERR_INVALID_ARGUMENT. */
+    /* QUEUED -> LEASED until until_ms (attempts + 1); committed. A job not
+     * QUEUED: CUZK_ERR_INVALID_ARGUMENT. complete and fail do not ask which
+     * lease they end, so a lease must outlast its proof when the engine
+     * requeues expired leases while it runs (else a job is proved twice). */
     cuzk_status (*lease)(cuzk_store *s, uint64_t id, int64_t until_ms, char *err);
     /* LEASED -> DONE with result (len bytes, copied); committed. */
     cuzk_status (*complete)(cuzk_store *s, uint64_t id, const char *result, size_t len,
