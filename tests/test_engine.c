@@ -75,9 +75,10 @@ static void expect(cuzk_engine *e, uint64_t id, cuzk_job_state want)
     if (info.state == CUZK_JOB_DONE) {
         CHECK(info.result_json != NULL);
         json_t *v = info.result_json ? json_loads(info.result_json, 0, NULL) : NULL;
-        CHECK(v && json_is_object(json_object_get(v, "proof")) &&
-              json_is_array(json_object_get(v, "public")) &&
-              json_integer_value(json_object_get(v, "partitions")) == 1);
+        json_int_t np = v ? json_integer_value(json_object_get(v, "partitions")) : 0;
+        json_t *pf = v ? json_object_get(v, "proof") : NULL;
+        CHECK(np == info.partitions && json_is_array(json_object_get(v, "public")));
+        CHECK(np == 1 ? json_is_object(pf) : json_is_array(pf) && json_array_size(pf) == (size_t)np);
         json_decref(v);
         cuzk_job_result *r = NULL;
         CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK);
@@ -141,6 +142,11 @@ static void test_basic(void)
     CHECK_MSG(cuzk_engine_register(e, &sp, name, err) == CUZK_OK, "%s", err);
     CHECK(!strcmp(name, "mul"));
     CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT); /* dup */
+    cuzk_circuit_spec sn = {0}; /* 16 partitions */
+    sn.builtin = "snap-32g";
+    sn.log_size = LOG;
+    sn.setup_seed = &seed1;
+    CHECK_MSG(cuzk_engine_register(e, &sn, NULL, err) == CUZK_OK, "%s", err);
     start(e);
 
     uint64_t a = submit(e, WIN, CUZK_PRIO_NORMAL, 7, NULL);
@@ -149,8 +155,10 @@ static void test_basic(void)
     rq.wtns_path = wpath;
     uint64_t b = 0;
     CHECK_MSG(cuzk_engine_submit(e, &rq, &b, NULL, err) == CUZK_OK, "%s", err);
+    uint64_t sj = submit(e, "snap-32g", CUZK_PRIO_NORMAL, 5, NULL);
     expect(e, a, CUZK_JOB_DONE);
     expect(e, b, CUZK_JOB_DONE);
+    expect(e, sj, CUZK_JOB_DONE);
 
     /* Bad requests are refused and accept nothing. */
     uint64_t x;
@@ -181,15 +189,16 @@ static void test_basic(void)
 
     cuzk_engine_status st;
     CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
-    CHECK(st.jobs_done == 4 && st.jobs_failed == 1 && st.n_circuits == 2);
+    CHECK(st.jobs_done == 5 && st.jobs_failed == 1 && st.n_circuits == 3);
+    CHECK(st.partitions_proved == 4 + 16 && st.circuits[2].partitions == 16);
     CHECK(st.circuits[0].insecure && st.circuits[0].tier == CUZK_TIER_RESIDENT &&
           st.circuits[0].refcount == 0 && !st.circuits[1].insecure);
     CHECK(st.threads_witness == 1 && st.threads_prover == 1);
     cuzk_engine_status_free(&st);
     char *m = NULL;
     CHECK(cuzk_engine_metrics(e, &m, NULL) == CUZK_OK && m &&
-          strstr(m, "cuzk_jobs_done_total 4\n") &&
-          strstr(m, "cuzk_stage_seconds_count{stage=\"msm_a\"} 4\n"));
+          strstr(m, "cuzk_jobs_done_total 5\n") &&
+          strstr(m, "cuzk_stage_seconds_count{stage=\"msm_a\"} 20\n"));
     free(m);
     cuzk_event ev[4];
     char line[256];
