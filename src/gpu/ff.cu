@@ -41,7 +41,8 @@ static cuzk_status launch_batch(cudaStream_t s, uint4 *r, const uint4 *a, const 
     return CUZK_OK;
 }
 
-/* Chunk of the batch functions: 64 MiB per region. */
+/* Chunk of the batch functions: 64 MiB per region at most (a quarter of
+ * the pool at most). */
 #define FF_BATCH_CHUNK_BYTES ((size_t)64 << 20)
 
 template <class F>
@@ -59,8 +60,11 @@ static cuzk_status batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void 
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "field batch: bad argument");
     if (n == 0) return CUZK_OK;
     /* Three regions of `chunk` elements from the pool: a, b, r. */
-    size_t chunk = FF_BATCH_CHUNK_BYTES / elem;
-    if (chunk > n) chunk = (n + 63) & ~(size_t)63; /* regions stay 16-byte aligned */
+    size_t cb = ctx->pool_bytes / 4 < FF_BATCH_CHUNK_BYTES ? ctx->pool_bytes / 4
+                                                           : FF_BATCH_CHUNK_BYTES;
+    size_t chunk = cb / elem & ~(size_t)63; /* regions stay 16-byte aligned */
+    if (chunk > ((n + 63) & ~(size_t)63)) chunk = (n + 63) & ~(size_t)63;
+    if (chunk == 0) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "field batch: pool too small");
     uint4 *da = NULL;
     cuzk_status st = gpu_pool_alloc(ctx, &da, 3 * chunk * elem, "field batch", err);
     if (st != CUZK_OK) return st;
