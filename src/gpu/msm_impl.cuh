@@ -190,7 +190,7 @@ __global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_
 }
 /* ------------------------------------------ batch-affine accumulation --
  * Stage 3 (and 4) by affine additions sharing inversions (msm_affine.cuh),
- * on a plan switched to it by cuzk_gpu_msm_plan_set_acc. */
+ * on plans made with it (cuzk_gpu_msm_opts.acc, the default). */
 
 /* Streams per thread and entries per stream. K: the inversion (~30-50 Fp
  * multiplications' worth) costs 1/K of it per addition, the thread's local

@@ -195,11 +195,15 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
     CHECK(cuzk_gpu_ntt(gd, 0, CUZK_GPU_NTT_FORWARD, (cuzk_fr *)(uintptr_t)8, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT); /* misaligned */
     CHECK(cuzk_gpu_ntt_size(NULL) == 0);
+    cuzk_gpu_ntt_info info;
+    memset(&info, 0, sizeof info);
+    CHECK(cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK);
     cuzk_gpu_ntt_domain_destroy(gd);
     cuzk_gpu_ntt_domain_destroy(NULL);
-    /* a pool too small for the host convenience */
+    /* a pool with room for a 2^12 domain's tables but not for the host
+     * convenience's 2^12 elements (128 KiB) */
     cuzk_gpu_ctx *small = NULL;
-    cuzk_gpu_ctx_opts so = {0, 1 << 18, 1};
+    cuzk_gpu_ctx_opts so = {0, ((info.table_bytes + 255) & ~(size_t)255) + (64 << 10), 1};
     CHECK(cuzk_gpu_ctx_create(&small, &so, gerr) == CUZK_OK);
     if (small) {
         gd = NULL;
