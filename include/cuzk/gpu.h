@@ -358,10 +358,10 @@ cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, unsigned stream, cuzk_gpu
  *
  * A multiplier takes its device memory from the context's pool (the table:
  * G1 624 MiB, G2 1.2 GiB at w = 20; plus two batch slots, ~0.6 GiB), owns
- * two CUDA streams of its own (its copies overlap its kernels), and, from
- * the first call with pageable arrays, ~0.25 GiB of pinned host staging
- * buffers. It is used by one host thread at a time, and must be destroyed
- * before its context. */
+ * two CUDA streams of its own (its copies overlap its kernels) and ~0.25
+ * GiB of pinned host staging buffers for pageable arrays, all allocated
+ * when it is created. It is used by one host thread at a time, and must be
+ * destroyed before its context. */
 
 typedef struct cuzk_gpu_fixed cuzk_gpu_fixed;
 

@@ -82,26 +82,27 @@ static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, cons
     int needs_b = op == CUZK_GPU_OP_MUL || op == CUZK_GPU_OP_ADD || op == CUZK_GPU_OP_SUB;
     uint4 *db = da + chunk * FfVec<F>::V;
     uint4 *dr = db + chunk * FfVec<F>::V;
+    cudaStream_t s = ctx->streams[0];
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
     for (size_t off = 0; off < n; off += chunk) {
         size_t m = n - off < chunk ? n - off : chunk;
         CUZK_CUDA_TRY(err, cudaMemcpyAsync(da, (const char *)a + off * elem, m * elem,
-                                      cudaMemcpyHostToDevice, ctx->streams[0]));
+                                           cudaMemcpyHostToDevice, s));
         if (needs_b)
             CUZK_CUDA_TRY(err, cudaMemcpyAsync(db, (const char *)b + off * elem, m * elem,
-                                          cudaMemcpyHostToDevice, ctx->streams[0]));
+                                               cudaMemcpyHostToDevice, s));
         cuzk_status st;
         switch (op) {
-        case CUZK_GPU_OP_MUL: st = launch_batch<F, CUZK_GPU_OP_MUL>(ctx->streams[0], dr, da, db, m, err); break;
-        case CUZK_GPU_OP_SQR: st = launch_batch<F, CUZK_GPU_OP_SQR>(ctx->streams[0], dr, da, db, m, err); break;
-        case CUZK_GPU_OP_ADD: st = launch_batch<F, CUZK_GPU_OP_ADD>(ctx->streams[0], dr, da, db, m, err); break;
-        case CUZK_GPU_OP_SUB: st = launch_batch<F, CUZK_GPU_OP_SUB>(ctx->streams[0], dr, da, db, m, err); break;
-        default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(ctx->streams[0], dr, da, db, m, err); break;
+        case CUZK_GPU_OP_MUL: st = launch_batch<F, CUZK_GPU_OP_MUL>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_SQR: st = launch_batch<F, CUZK_GPU_OP_SQR>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_ADD: st = launch_batch<F, CUZK_GPU_OP_ADD>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_SUB: st = launch_batch<F, CUZK_GPU_OP_SUB>(s, dr, da, db, m, err); break;
+        default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(s, dr, da, db, m, err); break;
         }
         if (st != CUZK_OK) return st;
         CUZK_CUDA_TRY(err, cudaMemcpyAsync((char *)r + off * elem, dr, m * elem,
-                                      cudaMemcpyDeviceToHost, ctx->streams[0]));
-        CUZK_CUDA_TRY(err, cudaStreamSynchronize(ctx->streams[0]));
+                                           cudaMemcpyDeviceToHost, s));
+        CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
     }
     return CUZK_OK;
 }

@@ -148,7 +148,7 @@ static cuzk_status fixed_occupancy(cuzk_gpu_fixed *f, char *err)
     CUZK_CUDA_TRY(err, cudaFuncGetAttributes(&fa, fixed_kernel<F>));
     int bpsm = 0, sms = 0;
     CUZK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpsm, fixed_kernel<F>,
-                                                                FIXED_BLOCK, 0));
+                                                                     FIXED_BLOCK, 0));
     CUZK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, f->ctx->device));
     if (bpsm < 1 || sms < 1)
         return cuzk_gpu_fail(err, cudaErrorInvalidConfiguration, "fixed kernel occupancy");

@@ -328,7 +328,8 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
                                              char *err)
 {
     gpu_err_clear(err);
-    if (!d || !info) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_get_info: bad argument");
+    if (!d || !info)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_get_info: bad argument");
     memset(info, 0, sizeof *info);
     info->table_bytes = d->t.total * sizeof(cuzk_fr);
     if (d->log_n < 3) return CUZK_OK;
