@@ -49,9 +49,9 @@ void cuzk_fp_mul(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b);
 void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a);
 /* r = a^e, e given as n little-endian 64-bit limbs (public exponent). */
 void cuzk_fp_pow(cuzk_fp *r, const cuzk_fp *a, const uint64_t *e, size_t n);
-/* r = 1/a by Fermat (constant-time); 1/0 is defined as 0. */
+/* r = 1/a, constant time (a fixed number of safegcd steps); 1/0 is 0. */
 void cuzk_fp_inv(cuzk_fp *r, const cuzk_fp *a);
-/* r = 1/a, variable time (binary extended Euclid); 1/0 is 0. */
+/* r = 1/a, variable time (safegcd with early exit); 1/0 is 0. */
 void cuzk_fp_inv_var(cuzk_fp *r, const cuzk_fp *a);
 /* out[i] = 1/in[i] for i < n by Montgomery's trick (one inversion, 3(n-1)
  * multiplications). Zero inputs give zero outputs. scratch holds n elements,

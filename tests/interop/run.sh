@@ -374,7 +374,7 @@ check_circuit() {
   expect "5 truncated vk.json" 2 'vk.json' -- "$CUZK" verify --vk "$r/half_vk.json" --proof "$d/proof.json" --public "$d/public.json"
   expect "5 truncated proof.json" 2 'proof.json' -- "$CUZK" verify --vk "$vk" --proof "$r/half_proof.json" --public "$d/public.json"
   expect "5 truncated public.json" 2 'public.json' -- "$CUZK" verify --vk "$vk" --proof "$d/proof.json" --public "$r/half_public.json"
-  expect "5 empty proof.json" 2 'proof.json' -- "$CUZK" verify --vk "$vk" --proof "$r/empty" --public "$d/public.json"
+  expect "5 empty proof.json" 2 'empty: proof JSON' -- "$CUZK" verify --vk "$vk" --proof "$r/empty" --public "$d/public.json"
   for op in offcurve-a offcurve-b nosubgroup-a; do
     node "$HERE/tools/json_edit.js" "$op" "$d/proof.json" "$r/proof_$op.json"
     expect "5 proof point $op" 2 'not on the curve|not in G[12]' -- "$CUZK" verify --vk "$vk" --proof "$r/proof_$op.json" --public "$d/public.json"
