@@ -598,16 +598,20 @@ static void test_misuse(void)
         compare(&G1, plan, p, k, 4, "after misuse");
         /* The default accumulation is batch-affine; XYZZ plans need less
          * memory and give the same sums. */
-        cuzk_gpu_msm_plan *px = NULL;
+        cuzk_gpu_msm_plan *px = NULL, *pd = NULL;
         cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ};
-        CHECK(cuzk_gpu_msm_plan_acc(plan) == CUZK_GPU_MSM_BATCH_AFFINE);
+        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0};
         CHECK(cuzk_gpu_msm_plan_create(&px, ctx, &ox, p, 4, gerr) == CUZK_OK);
-        if (px) {
+        CHECK(cuzk_gpu_msm_plan_create(&pd, ctx, &od, p, 4, gerr) == CUZK_OK);
+        if (px && pd) {
+            CHECK(cuzk_gpu_msm_plan_acc(pd) == CUZK_GPU_MSM_BATCH_AFFINE);
             CHECK(cuzk_gpu_msm_plan_acc(px) == CUZK_GPU_MSM_XYZZ);
-            CHECK(cuzk_gpu_msm_plan_device_bytes(px) < cuzk_gpu_msm_plan_device_bytes(plan));
+            CHECK(cuzk_gpu_msm_plan_device_bytes(px) < cuzk_gpu_msm_plan_device_bytes(pd));
             compare(&G1, px, p, k, 4, "xyzz");
-            cuzk_gpu_msm_plan_destroy(px);
+            compare(&G1, pd, p, k, 4, "default accumulation");
         }
+        cuzk_gpu_msm_plan_destroy(px);
+        cuzk_gpu_msm_plan_destroy(pd);
         compare(&G2, plan2, q, k, 4, "batch-affine");
     }
     cuzk_gpu_msm_plan_destroy(plan);
