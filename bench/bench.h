@@ -12,6 +12,7 @@ int bench_prove(int argc, char **argv);   /* CPU Groth16 prover stages */
 int bench_pce(int argc, char **argv);     /* PCE compile and SpMV (bench/pce.c) */
 int bench_setup(int argc, char **argv);   /* Groth16 setup points/s (bench/setup.c) */
 int bench_witness(int argc, char **argv); /* built-in circuits (bench/witness.c) */
+int bench_store(int argc, char **argv);   /* the SQLite job store (bench/store.c) */
 
 static inline double bench_now_ns(void)
 {

@@ -24,8 +24,10 @@
  * serializes them. Times are milliseconds since the Unix epoch (wall
  * clock, so that they survive a restart). Errors: cuzk_status with a
  * message in err (CUZK_ERRMSG_LEN bytes, may be NULL) prefixed "store: ";
- * CUZK_ERR_IO for the database, CUZK_ERR_INVALID_ARGUMENT for an unknown
- * job id or a transition the diagram does not have.
+ * CUZK_ERR_IO for the database, CUZK_ERR_BAD_ENCODING at open for a file
+ * that is not a cuzk store (or one of a newer version), CUZK_ERR_NO_MEMORY,
+ * CUZK_ERR_INVALID_ARGUMENT for an unknown job id, a transition the diagram
+ * does not have or a field over its bound.
  */
 #ifndef CUZK_STORE_H
 #define CUZK_STORE_H
@@ -49,11 +51,15 @@ typedef enum {
 
 /* The longest request_id and circuit id, terminator included. */
 #define CUZK_STORE_ID_LEN 128
+/* The largest serialized request or result, in bytes. */
+#define CUZK_STORE_MAX_BLOB (64u << 20)
 
 /* One job as the store keeps it. In records the store returns, request and
- * result are malloc'd and owned by the record: cuzk_store_rec_free. */
+ * result are malloc'd and owned by the record (cuzk_store_rec_free), each
+ * followed by a NUL not counted in its length (JSON text reads as a C
+ * string); result is NULL unless the job is DONE. */
 typedef struct {
-    uint64_t id;                         /* assigned by enqueue, from 1 */
+    uint64_t id;                         /* assigned by enqueue, from 1; never reused */
     char request_id[CUZK_STORE_ID_LEN];  /* idempotency key; "" = none */
     char circuit[CUZK_STORE_ID_LEN];
     int priority;                        /* the engine's priority value */
@@ -71,7 +77,8 @@ typedef struct {
 void cuzk_store_rec_free(cuzk_store_rec *r); /* frees request and result */
 
 /* Called by cuzk_store.scan for each job; r is valid for the call only.
- * Return nonzero to stop the scan. */
+ * Return nonzero to stop the scan. fn may call the store (the jobs are
+ * read before the first call). */
 typedef int (*cuzk_store_scan_fn)(void *ctx, const cuzk_store_rec *r);
 
 typedef struct cuzk_store cuzk_store;
@@ -79,11 +86,15 @@ struct cuzk_store {
     /* Adds a QUEUED job from rec's request_id, circuit, priority and
      * request (other fields ignored) and sets *id. When rec->request_id is
      * not "" and already names a job, nothing is added: *id is that job's
-     * and *existing = 1 (else 0). Committed before it returns. */
+     * and *existing = 1 (else 0); its state is get's. Committed before it
+     * returns. A request_id or circuit of CUZK_STORE_ID_LEN bytes or more,
+     * or a request over CUZK_STORE_MAX_BLOB: CUZK_ERR_INVALID_ARGUMENT. */
     cuzk_status (*enqueue)(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
                            uint64_t *id, int *existing, char *err);
-    /* QUEUED -> LEASED until until_ms (attempts + 1). A job not QUEUED:
-     * CUZK_ERR_INVALID_ARGUMENT. */
+    /* QUEUED -> LEASED until until_ms (attempts + 1); committed. A job not
+     * QUEUED: CUZK_ERR_INVALID_ARGUMENT. complete and fail do not ask which
+     * lease they end, so a lease must outlast its proof when the engine
+     * requeues expired leases while it runs (else a job is proved twice). */
     cuzk_status (*lease)(cuzk_store *s, uint64_t id, int64_t until_ms, char *err);
     /* LEASED -> DONE with result (len bytes, copied); committed. */
     cuzk_status (*complete)(cuzk_store *s, uint64_t id, const char *result, size_t len,
@@ -92,16 +103,17 @@ struct cuzk_store {
      * committed. */
     cuzk_status (*fail)(cuzk_store *s, uint64_t id, cuzk_store_state state,
                         const char *reason, int64_t now_ms, char *err);
-    /* Every LEASED job whose lease ended before now_ms -> QUEUED (after a
-     * crash, every lease of the dead process). *n = jobs requeued. */
+    /* Every LEASED job whose lease ended before now_ms -> QUEUED. After a
+     * crash, a daemon that is the store's only user passes INT64_MAX: every
+     * lease then belonged to the dead process. *n = jobs requeued. */
     cuzk_status (*requeue_expired)(cuzk_store *s, int64_t now_ms, size_t *n, char *err);
     /* The job with this id (or, when id is 0, this request_id): *out
      * filled (caller frees with cuzk_store_rec_free). Unknown:
      * CUZK_ERR_INVALID_ARGUMENT. */
     cuzk_status (*get)(cuzk_store *s, uint64_t id, const char *request_id, cuzk_store_rec *out,
                        char *err);
-    /* Calls fn for every job in state `state`, oldest first (a restarted
-     * engine re-queues the QUEUED ones). */
+    /* Calls fn for every job in state `state`, oldest (smallest id) first
+     * (a restarted engine re-queues the QUEUED ones). */
     cuzk_status (*scan)(cuzk_store *s, cuzk_store_state state, cuzk_store_scan_fn fn, void *ctx,
                         char *err);
     /* Deletes finished jobs (DONE, FAILED, CANCELED) finished before
