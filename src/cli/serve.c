@@ -29,9 +29,11 @@ static int usage_serve(FILE *f, int status)
             "                             -> 202 {\"id\", \"queue_position\", \"existing\"}\n"
             "  POST   /v1/prove[?wait=S]  the same, waiting for the proof (default max_wait)\n"
             "  GET    /v1/jobs/ID[?wait=S] -> {\"state\", \"proof\", \"public\", \"timings\", \"error\"}\n"
+            "  GET    /v1/jobs/ID/proof, /v1/jobs/ID/public [?partition=P]  snarkjs files as is\n"
             "  DELETE /v1/jobs/ID         cancel\n"
             "  POST   /v1/circuits        {\"zkey_path\" | \"key_path\", \"name\", \"preload\"}\n"
             "  GET    /v1/circuits[/NAME] circuits with their verifying keys (\"vk\")\n"
+            "  GET    /v1/circuits/NAME/vk   the snarkjs verification_key.json as is\n"
             "  POST   /v1/circuits/NAME/preload, /v1/circuits/NAME/evict\n"
             "  GET    /v1/status, /metrics (Prometheus), /v1/timeline?since=CURSOR[&max=N]\n"
             "Config file keys (`key = value`, '#' comments; see examples/cuzk.conf):\n");

@@ -376,13 +376,67 @@ static enum MHD_Result post_job(req *r, int prove)
                                 "queue_position", (json_int_t)pos, "existing", existing));
 }
 
-/* GET / DELETE /v1/jobs/ID */
-static enum MHD_Result job_route(req *r, const char *method, const char *idstr)
+/* GET /v1/jobs/ID/proof or /public[?partition=P]: the snarkjs file as
+ * is (proof.json, public.json), for scripts and `cuzk verify`. */
+static enum MHD_Result job_part(req *r, uint64_t id, int proof)
+{
+    static const char *const allowed[] = {"partition", NULL};
+    const char *bad = unknown_arg(r, allowed);
+    if (bad) return reply_err(r, MHD_HTTP_BAD_REQUEST, "unknown query argument \"%.64s\"", bad);
+    const char *pv = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "partition");
+    uint64_t part = 0;
+    if (pv && !parse_u64(pv, &part))
+        return reply_err(r, MHD_HTTP_BAD_REQUEST, "partition: expected an integer >= 0");
+    cuzk_job_info in;
+    if (cuzk_engine_job(r->srv->engine, id, &in, NULL) != CUZK_OK)
+        return reply_err(r, MHD_HTTP_NOT_FOUND, "no job %llu", (unsigned long long)id);
+    enum MHD_Result ret;
+    json_t *res = NULL;
+    if (in.state != CUZK_JOB_DONE || !in.result_json) {
+        ret = reply_err(r, MHD_HTTP_CONFLICT, "job %llu is %s, not done", (unsigned long long)id,
+                        cuzk_job_state_name(in.state));
+        goto out;
+    }
+    res = json_loadb(in.result_json, in.result_len, 0, NULL);
+    json_t *v = json_object_get(res, proof ? "proof" : "public");
+    json_t *parts = json_object_get(res, "partitions");
+    if (json_is_integer(parts) && json_integer_value(parts) > 1) /* one per partition */
+        v = json_array_get(v, (size_t)part);
+    else if (part > 0)
+        v = NULL;
+    if (!v) {
+        ret = reply_err(r, MHD_HTTP_NOT_FOUND, "job %llu has no partition %llu",
+                        (unsigned long long)id, (unsigned long long)part);
+        goto out;
+    }
+    ret = reply_json(r, MHD_HTTP_OK, json_incref(v));
+out:
+    json_decref(res);
+    cuzk_job_info_free(&in);
+    return ret;
+}
+
+/* GET / DELETE /v1/jobs/ID, GET /v1/jobs/ID/proof, /v1/jobs/ID/public */
+static enum MHD_Result job_route(req *r, const char *method, const char *path)
 {
     cuzk_server *s = r->srv;
-    uint64_t id;
-    if (!parse_u64(idstr, &id) || id == 0)
-        return reply_err(r, MHD_HTTP_NOT_FOUND, "no job \"%.64s\" (ids are numbers from 1)", idstr);
+    char idstr[32];
+    const char *sub = strchr(path, '/');
+    size_t il = sub ? (size_t)(sub - path) : strlen(path);
+    uint64_t id = 0;
+    if (il < sizeof idstr) {
+        memcpy(idstr, path, il);
+        idstr[il] = 0;
+    }
+    if (il >= sizeof idstr || !parse_u64(idstr, &id) || id == 0)
+        return reply_err(r, MHD_HTTP_NOT_FOUND, "no job \"%.32s\" (ids are numbers from 1)", path);
+    if (sub) {
+        int proof = !strcmp(sub, "/proof");
+        if (!proof && strcmp(sub, "/public")) return reply_err(r, MHD_HTTP_NOT_FOUND, "no such endpoint");
+        if (strcmp(method, MHD_HTTP_METHOD_GET))
+            return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: use GET", sub + 1);
+        return job_part(r, id, proof);
+    }
     if (!strcmp(method, MHD_HTTP_METHOD_GET)) {
         static const char *const allowed[] = {"wait", NULL};
         const char *bad = unknown_arg(r, allowed);
@@ -538,6 +592,14 @@ static enum MHD_Result circuits_route(req *r, const char *method, const char *re
         if (strcmp(method, MHD_HTTP_METHOD_GET))
             return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "/v1/circuits/NAME: GET");
         return reply_json(r, MHD_HTTP_OK, circuit_json(s, &d, 1));
+    }
+    if (!strcmp(slash, "/vk")) { /* the snarkjs verification_key.json as is */
+        if (strcmp(method, MHD_HTTP_METHOD_GET))
+            return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "vk: use GET");
+        char *vk = NULL;
+        cuzk_status st = cuzk_engine_circuit_vk_json(s->engine, name, &vk, err);
+        if (st != CUZK_OK) return reply_err(r, status_code(st), "%s", err);
+        return reply_text(r, MHD_HTTP_OK, "application/json", vk, strlen(vk));
     }
     int preload = !strcmp(slash, "/preload"), evict = !strcmp(slash, "/evict");
     if (!preload && !evict) return reply_err(r, MHD_HTTP_NOT_FOUND, "no such endpoint");
@@ -983,11 +1045,12 @@ static struct MHD_Daemon *start_mhd(cuzk_server *s, int fd, listener *cls)
 {
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, (void *)cls, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+        flags, 0, NULL, NULL, handler, (void *)cls, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096, MHD_OPTION_NOTIFY_COMPLETED, completed,
-        NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_END);
+        NULL, MHD_OPTION_END);
 }
 
 /* ------------------------------------------------------------- start -- */
