@@ -145,7 +145,8 @@ static enum MHD_Result reply_text(req *r, unsigned code, const char *type, char 
 /* Answers with j (reference stolen) as JSON. */
 static enum MHD_Result reply_json(req *r, unsigned code, json_t *j)
 {
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    /* 9 digits: milliseconds print as 244.136, not 244.13600000000001 */
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     if (!text) return MHD_NO;
     size_t n = strlen(text);
