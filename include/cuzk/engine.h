@@ -61,8 +61,9 @@
  *
  * Failures: a backend error, an out-of-memory or a proof that fails
  * self-verification makes the partition retry (on another device when
- * there is one, the last attempt on the CPU backend) up to max_attempts
- * attempts in all; then the job fails with the reason. Bad input (an
+ * there is one) up to max_attempts attempts in all; then the job fails
+ * with the reason. (Not yet: a last attempt on the CPU backend when the
+ * engine proves on a GPU.) Bad input (an
  * unsatisfied witness, malformed inputs) fails the job at once. A failing
  * job never stops the engine.
  *
@@ -71,9 +72,12 @@
  * reservations; the job ends CANCELED.
  *
  * Store: with a cuzk_store (store.h) every accepted job is committed
- * before submit returns (the request serialized as JSON), leased while it
- * runs, and completed with its result JSON (cuzk_engine_result_json's
- * text) or failed. cuzk_engine_start requeues expired leases and re-queues
+ * before submit returns (the request serialized as JSON: {"circuit",
+ * "priority", "inputs"} or {"circuit", "priority", "wtns": base64}),
+ * leased while it runs, and completed with its result JSON
+ * (cuzk_engine_result_json's text) or failed. cuzk_engine_start requeues
+ * every lease (one engine per store: at start every lease left belongs to
+ * a dead process; requeue_expired is called with INT64_MAX) and re-queues
  * every QUEUED job, so nothing accepted is lost and a DONE job is never
  * proved again; a request_id already in the store returns that job.
  * Without a store, jobs and results live in memory (request_id dedup in

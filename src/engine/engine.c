@@ -629,6 +629,10 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
         return CUZK_OK;
     }
     uint64_t guess = c->ws_one ? c->ws_one : ws_guess(c);
+    /* An unmeasured key may be smaller than the guess: try with what the
+     * device has, and reserve the rest once the real size is known. */
+    if (!c->ws_one && e->cfg.budget_device && guess > e->cfg.budget_device)
+        guess = e->cfg.budget_device;
     cuzk_status s = reserve(e, 2, d, guess, c, cancel, err);
     if (s != CUZK_OK) return s;
     c->ws_count[d]++;
@@ -648,6 +652,16 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
         return s;
     }
     uint64_t real = cuzk_workspace_bytes(*out);
+    if (real > guess && (s = reserve(e, 2, d, real - guess, c, cancel, err)) != CUZK_OK) {
+        cuzk_workspace_destroy(*out); /* bigger than the device can hold */
+        *out = NULL;
+        c->ws_count[d]--;
+        e->dev_res[d] -= guess;
+        c->ws_one = real;
+        pthread_cond_broadcast(&e->cv_work);
+        return s;
+    }
+    if (real > guess) e->dev_res[d] -= real - guess; /* reserve added it */
     e->dev_res[d] = e->dev_res[d] - guess + real;
     if (e->dev_res[d] > e->dev_peak) e->dev_peak = e->dev_res[d];
     c->ws_one = real;
@@ -1944,7 +1958,9 @@ static cuzk_status info_from_store(cuzk_engine *e, uint64_t id, cuzk_job_info *i
         info->result_len = r.result_len;
         r.result = NULL;
     }
-    cuzk_store_rec_free(&r);
+    /* What cuzk_store_rec_free does, without linking the SQLite store. */
+    free(r.request);
+    free(r.result);
     return CUZK_OK;
 }
 

@@ -1,0 +1,678 @@
+/* The engine (engine.h) on the CPU backend with small built-in circuits
+ * (winning-32g at 2^10: one partition) and the snarkjs test key: submit,
+ * await, cancel (queued and running), status; priority order and CRITICAL
+ * overtaking (seen through the timeline with one prover worker); batch
+ * flushes by size, timeout and priority; back-pressure under a budget;
+ * retries through the fault hook; request_id idempotency; restart from a
+ * store (a small in-memory one here). Every proof returned is verified.
+ * No sleeps: the tests wait on the engine's conditions or on the fault
+ * hook's. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <cuzk/engine.h>
+#include <cuzk/groth16.h>
+
+#include "test_util.h"
+
+#define WIN "winning-32g"
+#define LOG 10
+#define WAIT_MS 120000 /* a deadline only against hangs, never reached */
+
+static const uint64_t seed1 = 1, seed2 = 2;
+
+static cuzk_engine *mk(cuzk_engine_config *cfg, int two_circuits)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_engine *e = NULL;
+    cuzk_status s = cuzk_engine_create(&e, cfg, err);
+    CHECK_MSG(s == CUZK_OK, "%s", err);
+    if (s != CUZK_OK) exit(1);
+    cuzk_circuit_spec sp = {0};
+    sp.builtin = WIN;
+    sp.log_size = LOG;
+    sp.setup_seed = &seed1;
+    s = cuzk_engine_register(e, &sp, NULL, err);
+    CHECK_MSG(s == CUZK_OK, "%s", err);
+    if (two_circuits) {
+        sp.name = "w2";
+        sp.setup_seed = &seed2;
+        s = cuzk_engine_register(e, &sp, NULL, err);
+        CHECK_MSG(s == CUZK_OK, "%s", err);
+    }
+    return e;
+}
+
+static uint64_t submit(cuzk_engine *e, const char *circ, cuzk_priority pr, uint64_t seed,
+                       const char *rid)
+{
+    char in[64], err[CUZK_ERRMSG_LEN];
+    snprintf(in, sizeof in, "{\"seed\": %llu}", (unsigned long long)seed);
+    cuzk_job_request rq = {0};
+    rq.circuit = circ;
+    rq.priority = pr;
+    rq.request_id = rid;
+    rq.inputs = in;
+    uint64_t id = 0;
+    cuzk_status s = cuzk_engine_submit(e, &rq, &id, NULL, err);
+    CHECK_MSG(s == CUZK_OK && id, "submit: %s", err);
+    return id;
+}
+
+/* Waits for job id and checks its state; DONE jobs get every partition's
+ * proof verified against the exported vk and their JSON checked. */
+static void expect(cuzk_engine *e, uint64_t id, cuzk_job_state want)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_job_info info;
+    CHECK(cuzk_engine_wait(e, id, WAIT_MS, &info, err) == CUZK_OK);
+    CHECK_MSG(info.state == want, "job %llu: %s, wanted %s (%s)", (unsigned long long)id,
+              cuzk_job_state_name(info.state), cuzk_job_state_name(want), info.error);
+    if (info.state == CUZK_JOB_DONE) {
+        CHECK(info.result_json != NULL);
+        json_t *v = info.result_json ? json_loads(info.result_json, 0, NULL) : NULL;
+        json_int_t np = v ? json_integer_value(json_object_get(v, "partitions")) : 0;
+        json_t *pf = v ? json_object_get(v, "proof") : NULL;
+        CHECK(np == info.partitions && json_is_array(json_object_get(v, "public")));
+        CHECK(np == 1 ? json_is_object(pf) : json_is_array(pf) && json_array_size(pf) == (size_t)np);
+        json_decref(v);
+        cuzk_job_result *r = NULL;
+        CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK);
+        char *vkj = NULL;
+        cuzk_vk vk;
+        memset(&vk, 0, sizeof vk);
+        CHECK(r && cuzk_engine_circuit_vk_json(e, r->circuit, &vkj, err) == CUZK_OK &&
+              cuzk_vk_from_json(&vk, vkj, strlen(vkj), err) == CUZK_OK);
+        for (unsigned i = 0; r && i < r->n; i++)
+            CHECK(cuzk_groth16_verify(&vk, &r->parts[i].proof, r->parts[i].pub,
+                                      r->parts[i].n_public) == CUZK_OK);
+        cuzk_vk_free(&vk);
+        free(vkj);
+        cuzk_job_result_free(r);
+    }
+    cuzk_job_info_free(&info);
+}
+
+/* The jobs in the order their first PROVE_START appears. */
+static size_t prove_order(cuzk_engine *e, uint64_t *out, size_t max)
+{
+    static cuzk_event ev[4096];
+    size_t n = cuzk_engine_timeline(e, 0, ev, 4096, NULL), k = 0;
+    for (size_t i = 0; i < n && k < max; i++) {
+        if (ev[i].kind != CUZK_EV_PROVE_START) continue;
+        int seen = 0;
+        for (size_t t = 0; t < k; t++) seen |= out[t] == ev[i].job;
+        if (!seen) out[k++] = ev[i].job;
+    }
+    return k;
+}
+
+static size_t count_events(cuzk_engine *e, cuzk_event_kind kind, int stage)
+{
+    static cuzk_event ev[4096];
+    size_t n = cuzk_engine_timeline(e, 0, ev, 4096, NULL), k = 0;
+    for (size_t i = 0; i < n; i++) k += ev[i].kind == kind && (stage < 0 || ev[i].stage == stage);
+    return k;
+}
+
+static void start(cuzk_engine *e)
+{
+    char err[CUZK_ERRMSG_LEN];
+    CHECK_MSG(cuzk_engine_start(e, NULL, err) == CUZK_OK, "%s", err);
+}
+
+/* ------------------------------------------------------------ basics -- */
+
+static void test_basic(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.backend = "auto";
+    cuzk_engine *e = mk(&cfg, 0);
+    cuzk_circuit_spec sp = {0};
+    char path[512], wpath[512], name[CUZK_ENGINE_ID_LEN];
+    snprintf(path, sizeof path, "%s/mul.zkey", test_data_dir());
+    snprintf(wpath, sizeof wpath, "%s/mul.wtns", test_data_dir());
+    sp.key_path = path;
+    CHECK_MSG(cuzk_engine_register(e, &sp, name, err) == CUZK_OK, "%s", err);
+    CHECK(!strcmp(name, "mul"));
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT); /* dup */
+    cuzk_circuit_spec sn = {0}; /* 16 partitions */
+    sn.builtin = "snap-32g";
+    sn.log_size = LOG;
+    sn.setup_seed = &seed1;
+    CHECK_MSG(cuzk_engine_register(e, &sn, NULL, err) == CUZK_OK, "%s", err);
+    start(e);
+
+    uint64_t a = submit(e, WIN, CUZK_PRIO_NORMAL, 7, NULL);
+    cuzk_job_request rq = {0};
+    rq.circuit = "mul";
+    rq.wtns_path = wpath;
+    uint64_t b = 0;
+    CHECK_MSG(cuzk_engine_submit(e, &rq, &b, NULL, err) == CUZK_OK, "%s", err);
+    uint64_t sj = submit(e, "snap-32g", CUZK_PRIO_NORMAL, 5, NULL);
+    expect(e, a, CUZK_JOB_DONE);
+    expect(e, b, CUZK_JOB_DONE);
+    expect(e, sj, CUZK_JOB_DONE);
+
+    /* Bad requests are refused and accept nothing. */
+    uint64_t x;
+    rq.circuit = "nope";
+    CHECK(cuzk_engine_submit(e, &rq, &x, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    rq.circuit = WIN; /* a .wtns for a built-in */
+    CHECK(cuzk_engine_submit(e, &rq, &x, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    rq.wtns_path = NULL;
+    rq.inputs = "{\"seed\": -1}";
+    CHECK(cuzk_engine_submit(e, &rq, &x, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    rq.inputs = "[1,";
+    CHECK(cuzk_engine_submit(e, &rq, &x, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    /* Inputs that parse but name a challenge out of range: the job fails,
+     * the engine goes on. */
+    rq.inputs = "{\"seed\": 1, \"partition\": 0, \"challenges\": [99999999999]}";
+    CHECK(cuzk_engine_submit(e, &rq, &x, NULL, err) == CUZK_OK);
+    expect(e, x, CUZK_JOB_FAILED);
+    expect(e, submit(e, WIN, CUZK_PRIO_LOW, 8, NULL), CUZK_JOB_DONE);
+
+    /* Idempotency: the same request_id is the same job. */
+    uint64_t r1 = submit(e, WIN, CUZK_PRIO_NORMAL, 9, "req-1"), r2 = 0;
+    int ex = 0;
+    rq.circuit = WIN;
+    rq.inputs = "{\"seed\": 10}";
+    rq.request_id = "req-1";
+    CHECK(cuzk_engine_submit(e, &rq, &r2, &ex, err) == CUZK_OK && ex == 1 && r2 == r1);
+    expect(e, r1, CUZK_JOB_DONE);
+
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    CHECK(st.jobs_done == 5 && st.jobs_failed == 1 && st.n_circuits == 3);
+    CHECK(st.partitions_proved == 4 + 16 && st.circuits[2].partitions == 16);
+    CHECK(st.circuits[0].insecure && st.circuits[0].tier == CUZK_TIER_RESIDENT &&
+          st.circuits[0].refcount == 0 && !st.circuits[1].insecure);
+    CHECK(st.threads_witness == 1 && st.threads_prover == 1);
+    cuzk_engine_status_free(&st);
+    char *m = NULL;
+    CHECK(cuzk_engine_metrics(e, &m, NULL) == CUZK_OK && m &&
+          strstr(m, "cuzk_jobs_done_total 5\n") &&
+          strstr(m, "cuzk_stage_seconds_count{stage=\"msm_a\"} 20\n"));
+    free(m);
+    cuzk_event ev[4];
+    char line[256];
+    CHECK(cuzk_engine_timeline(e, 0, ev, 4, NULL) == 4);
+    CHECK(cuzk_event_format(&ev[0], line, sizeof line) > 0 && strstr(line, "seq=1 "));
+    cuzk_engine_destroy(e);
+}
+
+/* ---------------------------------------------------------- priority -- */
+
+static void test_priority(void)
+{
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.ready_capacity = 1;
+    cuzk_engine *e = mk(&cfg, 0);
+    /* Queued before start, so the order is the scheduler's alone. */
+    uint64_t lo = submit(e, WIN, CUZK_PRIO_LOW, 1, NULL);
+    uint64_t n1 = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    uint64_t hi = submit(e, WIN, CUZK_PRIO_HIGH, 3, NULL);
+    uint64_t n2 = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    uint64_t cr = submit(e, WIN, CUZK_PRIO_CRITICAL, 5, NULL);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, lo, &info, NULL) == CUZK_OK && info.queue_position == 4 &&
+          info.state == CUZK_JOB_QUEUED);
+    start(e);
+    expect(e, lo, CUZK_JOB_DONE);
+    uint64_t want[5] = {cr, hi, n1, n2, lo}, got[5] = {0};
+    CHECK(prove_order(e, got, 5) == 5);
+    CHECK(!memcmp(want, got, sizeof want));
+    cuzk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------- batch -- */
+
+static void test_batch(void)
+{
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.max_batch_size = 2;
+    cfg.max_batch_wait_ms = 3600000; /* only size or priority flush */
+    cuzk_engine *e = mk(&cfg, 0);
+    start(e);
+    uint64_t a = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.jobs_collecting == 1);
+    cuzk_engine_status_free(&st);
+    uint64_t b = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL); /* size 2: flush */
+    expect(e, a, CUZK_JOB_DONE);
+    expect(e, b, CUZK_JOB_DONE);
+    CHECK(count_events(e, CUZK_EV_BATCH, 0) == 1);
+    /* A higher priority flushes the lower batch; CRITICAL goes through. */
+    uint64_t c = submit(e, WIN, CUZK_PRIO_LOW, 3, NULL);
+    uint64_t d = submit(e, WIN, CUZK_PRIO_HIGH, 4, NULL);
+    uint64_t f = submit(e, WIN, CUZK_PRIO_CRITICAL, 5, NULL);
+    expect(e, c, CUZK_JOB_DONE);
+    expect(e, d, CUZK_JOB_DONE);
+    expect(e, f, CUZK_JOB_DONE);
+    CHECK(count_events(e, CUZK_EV_BATCH, 2) == 2);
+    cuzk_engine_destroy(e);
+
+    cfg.max_batch_size = 8;
+    cfg.max_batch_wait_ms = 20;
+    e = mk(&cfg, 0);
+    start(e);
+    expect(e, submit(e, WIN, CUZK_PRIO_NORMAL, 6, NULL), CUZK_JOB_DONE);
+    CHECK(count_events(e, CUZK_EV_BATCH, 1) == 1);
+    cuzk_engine_destroy(e);
+}
+
+/* ------------------------------------------------- the fault hook gate -- */
+
+/* Blocks the first attempt of job `hold` until released; answers `mode`
+ * for the jobs in `bad` (their attempts up to bad_until). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t hold;
+    int held, released;
+    uint64_t bad;
+    unsigned bad_until;
+    cuzk_fault mode;
+    unsigned devices[8];
+} gate;
+
+static cuzk_fault on_fault(void *ctx, uint64_t job, unsigned part, unsigned attempt,
+                           unsigned device)
+{
+    (void)part;
+    gate *g = ctx;
+    pthread_mutex_lock(&g->mu);
+    if (attempt <= 8 && job == g->bad) g->devices[attempt - 1] = device;
+    if (job == g->hold && attempt == 1) {
+        g->held = 1;
+        pthread_cond_broadcast(&g->cv);
+        while (!g->released) pthread_cond_wait(&g->cv, &g->mu);
+    }
+    cuzk_fault f = job == g->bad && attempt <= g->bad_until ? g->mode : CUZK_FAULT_NONE;
+    pthread_mutex_unlock(&g->mu);
+    return f;
+}
+
+static void gate_wait_held(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    while (!g->held) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_release(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->released = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void test_cancel(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cuzk_engine *e = mk(&cfg, 0);
+    /* Queued: removed at once. */
+    uint64_t q = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    CHECK(cuzk_engine_cancel(e, q, err) == CUZK_OK);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, q, &info, err) == CUZK_OK && info.state == CUZK_JOB_CANCELED);
+    CHECK(cuzk_engine_cancel(e, 999, err) == CUZK_ERR_INVALID_ARGUMENT);
+    /* Running: stops at the next stage boundary. */
+    start(e);
+    pthread_mutex_lock(&g.mu);
+    g.hold = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    pthread_mutex_unlock(&g.mu);
+    uint64_t other = submit(e, WIN, CUZK_PRIO_NORMAL, 3, NULL);
+    gate_wait_held(&g);
+    CHECK(cuzk_engine_job(e, g.hold, &info, err) == CUZK_OK && info.state == CUZK_JOB_RUNNING);
+    CHECK(cuzk_engine_cancel(e, g.hold, err) == CUZK_OK);
+    gate_release(&g);
+    expect(e, g.hold, CUZK_JOB_CANCELED);
+    expect(e, other, CUZK_JOB_DONE);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.jobs_canceled == 2 && st.jobs_done == 1 && st.circuits[0].refcount == 0 &&
+          st.partitions_proved == 1);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+}
+
+static void test_retry(void)
+{
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    g.released = 1;
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.n_devices = 2;
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cuzk_engine *e = mk(&cfg, 0);
+    /* A bad proof once: retried on the other device, then right. */
+    pthread_mutex_lock(&g.mu);
+    g.bad = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    g.bad_until = 1;
+    g.mode = CUZK_FAULT_BAD_PROOF;
+    pthread_mutex_unlock(&g.mu);
+    start(e);
+    expect(e, g.bad, CUZK_JOB_DONE);
+    CHECK(g.devices[0] != g.devices[1]);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.retries == 1 && st.verify_failures == 1);
+    cuzk_engine_status_free(&st);
+    /* Always bad: fails after max_attempts, the bad proof never returned. */
+    pthread_mutex_lock(&g.mu);
+    g.bad = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    g.bad_until = 99;
+    pthread_mutex_unlock(&g.mu);
+    cuzk_job_info info;
+    expect(e, g.bad, CUZK_JOB_FAILED);
+    CHECK(cuzk_engine_job(e, g.bad, &info, NULL) == CUZK_OK &&
+          info.status == CUZK_ERR_PROOF_INVALID && info.attempts == 3 && !info.result_json);
+    cuzk_job_result *r = NULL;
+    CHECK(cuzk_engine_result(e, g.bad, &r, NULL) == CUZK_ERR_INVALID_ARGUMENT && !r);
+    /* Backend errors likewise; the engine goes on. */
+    pthread_mutex_lock(&g.mu);
+    g.bad = submit(e, WIN, CUZK_PRIO_NORMAL, 3, NULL);
+    g.mode = CUZK_FAULT_ERROR;
+    pthread_mutex_unlock(&g.mu);
+    expect(e, g.bad, CUZK_JOB_FAILED);
+    CHECK(cuzk_engine_job(e, g.bad, &info, NULL) == CUZK_OK && info.status == CUZK_ERR_CUDA);
+    expect(e, submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL), CUZK_JOB_DONE);
+    cuzk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------ back-pressure -- */
+
+static void test_budget(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    /* Learn the sizes first. */
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cuzk_engine *e = mk(&cfg, 0);
+    CHECK(cuzk_engine_preload(e, WIN, err) == CUZK_OK);
+    cuzk_circuit_desc d;
+    CHECK(cuzk_engine_circuit(e, WIN, &d, err) == CUZK_OK && d.tier == CUZK_TIER_RESIDENT);
+    uint64_t ws = d.ws_bytes, wit = (uint64_t)d.n_vars * sizeof(cuzk_fr);
+    CHECK(ws > 0 && cuzk_engine_evict(e, WIN, err) == CUZK_OK);
+    CHECK(cuzk_engine_circuit(e, WIN, &d, err) == CUZK_OK && d.tier == CUZK_TIER_PINNED);
+    cuzk_engine_destroy(e);
+
+    /* Room for two witnesses and one workspace; two circuits take turns. */
+    cuzk_engine_config_default(&cfg);
+    cfg.witness_workers = 2;
+    cfg.ready_capacity = 4;
+    cfg.budget_host = 2 * wit;
+    cfg.budget_device = ws + ws / 2;
+    e = mk(&cfg, 1);
+    start(e);
+    uint64_t ids[8];
+    for (int i = 0; i < 8; i++)
+        ids[i] = submit(e, i & 1 ? "w2" : WIN, CUZK_PRIO_NORMAL, (uint64_t)i, NULL);
+    for (int i = 0; i < 8; i++) expect(e, ids[i], CUZK_JOB_DONE);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK_MSG(st.host_peak <= cfg.budget_host, "host peak %llu > %llu",
+              (unsigned long long)st.host_peak, (unsigned long long)cfg.budget_host);
+    CHECK(st.device_reserved_peak <= cfg.budget_device);
+    CHECK(st.evictions > 0);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+
+    /* A workspace bigger than the device: the job fails, nothing hangs. */
+    cuzk_engine_config_default(&cfg);
+    cfg.budget_device = ws / 4;
+    e = mk(&cfg, 0);
+    start(e);
+    uint64_t id = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    expect(e, id, CUZK_JOB_FAILED);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, id, &info, NULL) == CUZK_OK && info.status == CUZK_ERR_NO_MEMORY);
+    cuzk_engine_destroy(e);
+}
+
+/* ------------------------------------------------- an in-memory store -- */
+
+typedef struct {
+    cuzk_store base;
+    pthread_mutex_t mu;
+    cuzk_store_rec r[64];
+    size_t n;
+    unsigned leases;
+} mstore;
+
+static cuzk_status ms_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t now, uint64_t *id,
+                              int *existing, char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    *existing = 0;
+    for (size_t i = 0; rec->request_id[0] && i < m->n; i++)
+        if (!strcmp(m->r[i].request_id, rec->request_id)) {
+            *id = m->r[i].id;
+            *existing = 1;
+            pthread_mutex_unlock(&m->mu);
+            return CUZK_OK;
+        }
+    cuzk_store_rec *r = &m->r[m->n];
+    memset(r, 0, sizeof *r);
+    r->id = ++m->n;
+    memcpy(r->request_id, rec->request_id, sizeof r->request_id);
+    memcpy(r->circuit, rec->circuit, sizeof r->circuit);
+    r->priority = rec->priority;
+    r->request = malloc(rec->request_len + 1);
+    memcpy(r->request, rec->request, rec->request_len);
+    r->request_len = rec->request_len;
+    r->created_ms = now;
+    *id = r->id;
+    pthread_mutex_unlock(&m->mu);
+    return CUZK_OK;
+}
+
+static cuzk_store_rec *ms_rec(mstore *m, uint64_t id)
+{
+    return id >= 1 && id <= m->n ? &m->r[id - 1] : NULL;
+}
+
+static cuzk_status ms_lease(cuzk_store *s, uint64_t id, int64_t until, char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    cuzk_store_rec *r = ms_rec(m, id);
+    cuzk_status st = r && r->state == CUZK_STORE_QUEUED ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
+    if (!st) {
+        r->state = CUZK_STORE_LEASED;
+        r->lease_until_ms = until;
+        r->attempts++;
+        m->leases++;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return st;
+}
+
+static cuzk_status ms_complete(cuzk_store *s, uint64_t id, const char *res, size_t len, int64_t now,
+                               char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    cuzk_store_rec *r = ms_rec(m, id);
+    cuzk_status st = r && r->state == CUZK_STORE_LEASED ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
+    if (!st) {
+        r->state = CUZK_STORE_DONE;
+        r->result = malloc(len + 1);
+        memcpy(r->result, res, len);
+        r->result[len] = 0;
+        r->result_len = len;
+        r->finished_ms = now;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return st;
+}
+
+static cuzk_status ms_fail(cuzk_store *s, uint64_t id, cuzk_store_state state, const char *why,
+                           int64_t now, char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    cuzk_store_rec *r = ms_rec(m, id);
+    cuzk_status st = r && r->state <= CUZK_STORE_LEASED ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
+    if (!st) {
+        r->state = state;
+        snprintf(r->error, sizeof r->error, "%s", why);
+        r->finished_ms = now;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return st;
+}
+
+static cuzk_status ms_requeue(cuzk_store *s, int64_t now, size_t *n, char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    *n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->r[i].state == CUZK_STORE_LEASED && m->r[i].lease_until_ms < now) {
+            m->r[i].state = CUZK_STORE_QUEUED;
+            (*n)++;
+        }
+    pthread_mutex_unlock(&m->mu);
+    return CUZK_OK;
+}
+
+static cuzk_status ms_get(cuzk_store *s, uint64_t id, const char *rid, cuzk_store_rec *out,
+                          char *err)
+{
+    (void)rid;
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    cuzk_store_rec *r = ms_rec(m, id);
+    if (r) {
+        *out = *r;
+        out->request = NULL;
+        out->result = NULL;
+        if (r->result) {
+            out->result = malloc(r->result_len + 1);
+            memcpy(out->result, r->result, r->result_len + 1);
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    return r ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
+}
+
+static cuzk_status ms_scan(cuzk_store *s, cuzk_store_state state, cuzk_store_scan_fn fn,
+                           void *ctx, char *err)
+{
+    (void)err;
+    mstore *m = (mstore *)s;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->r[i].state == state && fn(ctx, &m->r[i])) break;
+    pthread_mutex_unlock(&m->mu);
+    return CUZK_OK;
+}
+
+static void ms_free(mstore *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->r[i].request);
+        free(m->r[i].result);
+    }
+}
+
+static void test_restart(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    static mstore m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_init(&m.mu, NULL);
+    m.base.enqueue = ms_enqueue;
+    m.base.lease = ms_lease;
+    m.base.complete = ms_complete;
+    m.base.fail = ms_fail;
+    m.base.requeue_expired = ms_requeue;
+    m.base.get = ms_get;
+    m.base.scan = ms_scan;
+
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.store = &m.base;
+    /* First life: one job done, three accepted and never finished (one of
+     * them leased by the "dead" process). */
+    cuzk_engine *e = mk(&cfg, 0);
+    start(e);
+    uint64_t done = submit(e, WIN, CUZK_PRIO_NORMAL, 1, "done-1");
+    expect(e, done, CUZK_JOB_DONE);
+    cuzk_engine_stop(e, 0);
+    cuzk_job_request rq = {0};
+    rq.circuit = WIN;
+    rq.inputs = "{\"seed\": 1}";
+    uint64_t q1 = 0;
+    CHECK(cuzk_engine_submit(e, &rq, &q1, NULL, err) == CUZK_ERR_CANCELED && !q1);
+    cuzk_engine_destroy(e);
+    e = mk(&cfg, 0); /* not started: jobs accepted, nothing runs */
+    q1 = submit(e, WIN, CUZK_PRIO_NORMAL, 2, "q-1");
+    uint64_t q2 = submit(e, WIN, CUZK_PRIO_HIGH, 3, "q-2");
+    uint64_t q3 = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    CHECK(ms_lease(&m.base, q3, 1, NULL) == CUZK_OK);
+    cuzk_engine_destroy(e);
+    CHECK(m.r[q1 - 1].state == CUZK_STORE_QUEUED && m.r[q3 - 1].state == CUZK_STORE_LEASED);
+
+    /* Second life: the three come back and finish once; the done one is
+     * not proved again and its request_id still names it. */
+    unsigned leases = m.leases;
+    e = mk(&cfg, 0);
+    size_t n = 0;
+    CHECK_MSG(cuzk_engine_start(e, &n, err) == CUZK_OK, "%s", err);
+    CHECK(n == 3);
+    expect(e, q1, CUZK_JOB_DONE);
+    expect(e, q2, CUZK_JOB_DONE);
+    expect(e, q3, CUZK_JOB_DONE);
+    CHECK(m.leases == leases + 3);
+    int ex = 0;
+    uint64_t again = 0;
+    rq.request_id = "done-1";
+    CHECK(cuzk_engine_submit(e, &rq, &again, &ex, err) == CUZK_OK && ex && again == done);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, done, &info, err) == CUZK_OK && info.state == CUZK_JOB_DONE &&
+          info.result_json && strstr(info.result_json, "\"proof\""));
+    cuzk_job_info_free(&info);
+    for (uint64_t id = 1; id <= m.n; id++)
+        CHECK(m.r[id - 1].state == CUZK_STORE_DONE && m.r[id - 1].result);
+    cuzk_engine_destroy(e);
+    ms_free(&m);
+}
+
+int main(void)
+{
+    test_seed("test_engine");
+    test_basic();
+    test_priority();
+    test_batch();
+    test_cancel();
+    test_retry();
+    test_budget();
+    test_restart();
+    return test_done("test_engine");
+}
