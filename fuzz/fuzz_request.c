@@ -3,7 +3,8 @@
  * ("circuit=x&priority=high"), the rest is the body (JSON, or a .wtns
  * told by its magic). Checked: every rejection has a message; an accepted
  * request has exactly one witness source, a circuit, a priority in range,
- * and its inputs are a JSON object or array. */
+ * and its inputs are a JSON object or array. The body also goes to the
+ * circuit registration parser (cuzk_api_parse_circuit). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (j.wtns && (j.wtns != b || j.wtns_len != blen)) abort();
         cuzk_api_job_free(&j);
+    } else if (!err[0]) {
+        abort();
+    }
+    cuzk_api_circuit ci;
+    if (cuzk_api_parse_circuit(&ci, b, blen, err) == CUZK_OK) {
+        if (!ci.key_path && !ci.builtin) abort();
+        cuzk_api_circuit_free(&ci);
     } else if (!err[0]) {
         abort();
     }

@@ -27,7 +27,7 @@ trap cleanup EXIT
 die() {
     echo "FAIL: $*"
     echo "--- daemon log (last 30 lines):"
-    tail -30 "$D/log" 2>/dev/null
+    tail -30 "$D/log" "$D/log.timeline" 2>/dev/null
     exit 1
 }
 check() { # what, condition...
@@ -70,6 +70,8 @@ cat >"$D/cuzk.conf" <<EOF
 tcp = 127.0.0.1:0
 token_file = token
 max_body = 1M
+log = log.timeline
+log_timeline = yes
 [engine]
 max_batch_size = 4
 [circuit winning-32g]
@@ -127,6 +129,30 @@ check "the same request_id returns the same job" [ "$(field id)" = "$J2" ]
 check "  ... marked existing" grep -q '"existing":true' "$W/body"
 api POST "/v1/prove" -d "{\"circuit\": \"mul\", \"wtns_path\": \"$DATA/mul.wtns\"}"
 check "POST /v1/prove with wtns_path answers done (200)" [ "$CODE:$(field state)" = 200:done ]
+
+# ------------------------------------------- circuits: register, keys --
+api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"
+check "POST /v1/circuits registers a .zkey (201)" [ "$CODE" = 201 ]
+check "  ... and returns its vk" grep -q '"name":"mul2".*"vk":{"protocol":"groth16"' "$W/body"
+api POST /v1/jobs -d "{\"circuit\": \"mul2\", \"wtns_path\": \"$DATA/mul.wtns\"}"
+J3=$(field id)
+api GET "/v1/jobs/$J3?wait=60"
+check "a job on the registered circuit is done" [ "$(field state)" = done ]
+check "  ... and its proof verifies" verify "$J3" mul2
+api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"
+check "registering a name twice: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits -d '{"zkey_path": "/nonexistent.zkey"}'
+check "registering a missing file: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits -d '{"zkey_path": 7}'
+check "registering with a wrong type: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits/mul2/preload
+check "preload: 200" [ "$CODE" = 200 ]
+check "  ... the key is resident" grep -q '"tier":"resident"' "$W/body"
+api POST /v1/circuits/mul2/evict
+check "evict: 200" [ "$CODE" = 200 ]
+check "  ... the key is no longer resident" sh -c "! grep -q '\"tier\":\"resident\"' '$W/body'"
+api POST /v1/circuits/nope/preload
+check "preload of an unknown circuit: 404" [ "$CODE" = 404 ]
 
 # ---------------------------------------------------- cancel, priorities --
 # Blockers first, so that the later jobs wait in the run queue together.
@@ -284,10 +310,30 @@ else
 fi
 
 # --------------------------------------------------------- SIGTERM --
+# With jobs queued and a client in a long poll on the last one: the client
+# gets its job's state (200), the daemon exits 0, the job stays queued in
+# the store for the next start.
+for i in 1 2 3 4 5; do
+    api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((50 + i))}"
+done
+JL=$(field id)
+curl -s -o "$W/lp" -w '%{http_code}' --max-time 60 --unix-socket "$SOCK" \
+    "http://cuzk/v1/jobs/$JL?wait=60" >"$W/lp.code" &
+LP=$!
+for i in $(seq 1 100); do # the poll is registered: the daemon counts it
+    api GET /v1/status
+    grep -q '"waiters":1' "$W/body" && break
+    sleep 0.1
+done
+check "the long poll is waiting" grep -q '"waiters":1' "$W/body"
 kill -TERM "$PID"
 wait "$PID"
 RC=$?
 PID=
+wait "$LP"
 check "SIGTERM: exit 0" [ "$RC" = 0 ]
+check "SIGTERM: the waiting client got 200" [ "$(cat "$W/lp.code")" = 200 ]
+check "  ... with its job's state" grep -q '"state":"\(queued\|running\|done\)"' "$W/lp"
 check "SIGTERM: the socket is removed" [ ! -e "$SOCK" ]
+check "log_timeline: the events are in the log as lines" grep -q ' prove_end job=' "$D/log.timeline"
 echo "all daemon tests passed"

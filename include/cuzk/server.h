@@ -69,6 +69,25 @@ cuzk_status cuzk_api_parse_job(cuzk_api_job *j, const uint8_t *body, size_t len,
                                const cuzk_api_arg *args, size_t n_args, char *err);
 void cuzk_api_job_free(cuzk_api_job *j);
 
+/* A parsed circuit registration (POST /v1/circuits): a key file
+ * ("zkey_path" or "key_path": a snarkjs .zkey or a .cuzk key), or a
+ * built-in circuit ("builtin", "size", "setup_seed", "pce_path"); "name"
+ * and "preload" optional. Strings are malloc'd (NULL when absent). */
+typedef struct {
+    char *name, *key_path, *builtin, *pce_path;
+    unsigned log_size;
+    int has_seed;
+    uint64_t setup_seed;
+    int preload;
+} cuzk_api_circuit;
+
+/* Parses a registration body as cuzk_api_parse_job does a job's (unknown
+ * fields and wrong types: CUZK_ERR_INVALID_ARGUMENT, err set, nothing
+ * allocated). The caller frees c with cuzk_api_circuit_free. */
+cuzk_status cuzk_api_parse_circuit(cuzk_api_circuit *c, const uint8_t *body, size_t len,
+                                   char *err);
+void cuzk_api_circuit_free(cuzk_api_circuit *c);
+
 /* A ?wait= value: decimal seconds 0..max_s. */
 cuzk_status cuzk_api_parse_wait(const char *v, unsigned max_s, unsigned *out, char *err);
 

@@ -202,6 +202,86 @@ fail:
     return s;
 }
 
+void cuzk_api_circuit_free(cuzk_api_circuit *c)
+{
+    free(c->name);
+    free(c->key_path);
+    free(c->builtin);
+    free(c->pce_path);
+    memset(c, 0, sizeof *c);
+}
+
+cuzk_status cuzk_api_parse_circuit(cuzk_api_circuit *c, const uint8_t *body, size_t len,
+                                   char *err)
+{
+    memset(c, 0, sizeof *c);
+    if (err) err[0] = 0;
+    json_error_t je;
+    json_t *root = json_loadb((const char *)body, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) return REQ_ERR(err, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+    cuzk_status s = CUZK_OK;
+    const char *key;
+    json_t *v;
+    if (!json_is_object(root)) {
+        s = REQ_ERR(err, "the body must be a JSON object");
+        goto out;
+    }
+    json_object_foreach(root, key, v) {
+        int is_key = !strcmp(key, "zkey_path") || !strcmp(key, "key_path");
+        char **dst = is_key                      ? &c->key_path
+                     : !strcmp(key, "name")      ? &c->name
+                     : !strcmp(key, "builtin")   ? &c->builtin
+                     : !strcmp(key, "pce_path")  ? &c->pce_path
+                                                 : NULL;
+        if (dst) {
+            size_t n = json_is_string(v) ? json_string_length(v) : 0;
+            if (!json_is_string(v) || strlen(json_string_value(v)) != n || n == 0 ||
+                n >= CUZK_API_PATH_MAX) {
+                s = REQ_ERR(err, "%s: expected a string of 1 to %d bytes", key, CUZK_API_PATH_MAX - 1);
+                goto out;
+            }
+            if (*dst) {
+                s = REQ_ERR(err, "give one of zkey_path and key_path");
+                goto out;
+            }
+            if (!(*dst = strdup(json_string_value(v)))) {
+                s = CUZK_ERR_NO_MEMORY;
+                goto out;
+            }
+        } else if (!strcmp(key, "size")) {
+            json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+            if (x != 0 && (x < 10 || x > 27)) {
+                s = REQ_ERR(err, "size: expected 0 (full) or 10..27");
+                goto out;
+            }
+            c->log_size = (unsigned)x;
+        } else if (!strcmp(key, "setup_seed")) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0) {
+                s = REQ_ERR(err, "setup_seed: expected an integer >= 0");
+                goto out;
+            }
+            c->has_seed = 1;
+            c->setup_seed = (uint64_t)json_integer_value(v);
+        } else if (!strcmp(key, "preload")) {
+            if (!json_is_boolean(v)) {
+                s = REQ_ERR(err, "preload: expected true or false");
+                goto out;
+            }
+            c->preload = json_is_true(v);
+        } else {
+            s = REQ_ERR(err, "unknown field \"%.64s\"", key);
+            goto out;
+        }
+    }
+    if (!c->key_path && !c->builtin) s = REQ_ERR(err, "give zkey_path (or key_path, or builtin)");
+    else if (!c->builtin && (c->pce_path || c->has_seed))
+        s = REQ_ERR(err, "pce_path and setup_seed go with builtin");
+out:
+    json_decref(root);
+    if (s != CUZK_OK) cuzk_api_circuit_free(c);
+    return s;
+}
+
 cuzk_status cuzk_api_parse_wait(const char *v, unsigned max_s, unsigned *out, char *err)
 {
     char *end;

@@ -481,84 +481,32 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
     return j;
 }
 
-/* POST /v1/circuits: {"zkey_path" | "key_path": PATH, "name", "builtin",
- * "size", "pce_path", "setup_seed", "preload"}. */
+/* POST /v1/circuits (cuzk_api_parse_circuit). Loading a key or running a
+ * setup holds this HTTP thread for that time (a registration is rare). */
 static enum MHD_Result post_circuit(req *r)
 {
     cuzk_server *s = r->srv;
-    json_error_t je;
-    json_t *root = json_loadb(r->body ? r->body : "", r->len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return reply_err(r, MHD_HTTP_BAD_REQUEST, "request: malformed JSON at line %d column %d: %s",
-                         je.line, je.column, je.text);
-    enum MHD_Result ret;
-    cuzk_circuit_spec sp = {0};
-    uint64_t seed = 0;
-    const char *key;
-    json_t *v;
-    if (!json_is_object(root)) {
-        ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: the body must be a JSON object");
-        goto out;
-    }
-    json_object_foreach(root, key, v) {
-        const char **dst = !strcmp(key, "zkey_path") || !strcmp(key, "key_path") ? &sp.key_path
-                           : !strcmp(key, "name")                                ? &sp.name
-                           : !strcmp(key, "builtin")                             ? &sp.builtin
-                           : !strcmp(key, "pce_path")                            ? &sp.pce_path
-                                                                                 : NULL;
-        if (dst) {
-            if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v)) {
-                ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: %s: expected a string", key);
-                goto out;
-            }
-            if (*dst) {
-                ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: give one of zkey_path and key_path");
-                goto out;
-            }
-            *dst = json_string_value(v);
-        } else if (!strcmp(key, "size") || !strcmp(key, "setup_seed")) {
-            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-                (!strcmp(key, "size") && json_integer_value(v) > 27)) {
-                ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: %s: expected an integer%s", key,
-                                !strcmp(key, "size") ? " 0 or 10..27" : " >= 0");
-                goto out;
-            }
-            if (!strcmp(key, "size")) sp.log_size = (unsigned)json_integer_value(v);
-            else {
-                seed = (uint64_t)json_integer_value(v);
-                sp.setup_seed = &seed;
-            }
-        } else if (!strcmp(key, "preload")) {
-            if (!json_is_boolean(v)) {
-                ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: preload: expected true or false");
-                goto out;
-            }
-            sp.preload = json_is_true(v);
-        } else {
-            ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: unknown field \"%.64s\"", key);
-            goto out;
-        }
-    }
-    if (!sp.key_path && !sp.builtin) {
-        ret = reply_err(r, MHD_HTTP_BAD_REQUEST, "request: give zkey_path (or key_path, or builtin)");
-        goto out;
-    }
-    char name[CUZK_ENGINE_ID_LEN], err[CUZK_ERRMSG_LEN];
+    char err[CUZK_ERRMSG_LEN], name[CUZK_ENGINE_ID_LEN];
+    cuzk_api_circuit c;
+    if (cuzk_api_parse_circuit(&c, (const uint8_t *)(r->body ? r->body : ""), r->len, err) !=
+        CUZK_OK)
+        return reply_err(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+    cuzk_circuit_spec sp = {.name = c.name,
+                            .builtin = c.builtin,
+                            .log_size = c.log_size,
+                            .key_path = c.key_path,
+                            .pce_path = c.pce_path,
+                            .setup_seed = c.has_seed ? &c.setup_seed : NULL,
+                            .preload = c.preload};
     cuzk_status st = cuzk_engine_register(s->engine, &sp, name, err);
-    if (st != CUZK_OK) {
-        ret = reply_err(r, status_code(st) == MHD_HTTP_OK ? 400 : status_code(st), "%s", err);
-        goto out;
-    }
+    cuzk_api_circuit_free(&c);
+    if (st != CUZK_OK) /* a bad path or key is the client's: 400 */
+        return reply_err(r, st == CUZK_ERR_NO_MEMORY ? 500 : 400, "%s", err);
     logf_(s, "registered circuit %s", name);
     cuzk_circuit_desc d;
-    if (cuzk_engine_circuit(s->engine, name, &d, err) != CUZK_OK) {
-        ret = reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
-        goto out;
-    }
-    ret = reply_json(r, MHD_HTTP_CREATED, circuit_json(s, &d, 1));
-out:
-    json_decref(root);
-    return ret;
+    if (cuzk_engine_circuit(s->engine, name, &d, err) != CUZK_OK)
+        return reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+    return reply_json(r, MHD_HTTP_CREATED, circuit_json(s, &d, 1));
 }
 
 /* /v1/circuits[/NAME[/preload|/evict]] */
@@ -939,9 +887,12 @@ static void *waker_main(void *arg)
             for (size_t i = 0; i < nfin && !go; i++) go = fin[i] == r->job;
             if (!go && r->fresh) {
                 cuzk_job_info in;
-                go = cuzk_engine_job(s->engine, r->job, &in, NULL) != CUZK_OK ||
-                     finished(in.state);
-                if (go || 1) cuzk_job_info_free(&in);
+                if (cuzk_engine_job(s->engine, r->job, &in, NULL) == CUZK_OK) {
+                    go = finished(in.state);
+                    cuzk_job_info_free(&in);
+                } else {
+                    go = 1; /* gone: the handler answers 404 */
+                }
             }
             r->fresh = 0;
             if (go) resume(s, link);
@@ -949,6 +900,10 @@ static void *waker_main(void *arg)
         }
     }
     pthread_mutex_unlock(&s->mu);
+    if (s->cfg.log_timeline) { /* the last events, after the engine stopped */
+        nfin = 0;
+        read_timeline(s, &fin, &nfin, &capfin);
+    }
     free(fin);
     return NULL;
 }
