@@ -61,6 +61,22 @@ start() {
     die "the daemon did not answer within 120 s"
 }
 
+# ------------------------------------------------------------- config --
+"$CUZK" serve --help >"$W/help"
+check "serve --help documents the config keys" grep -q 'max_batch_wait_ms' "$W/help"
+printf '[server]\nsocket = s.sock\nmax_bdy = 5\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "an unknown config key: exit 2" [ $? = 2 ]
+check "  ... naming the file and line" grep -q "bad.conf:3: unknown key \"max_bdy\"" "$W/err"
+printf '[server]\ntcp = 127.0.0.1:0\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "tcp without token_file is refused" grep -q "tcp needs token_file" "$W/err"
+printf '[circuit x]\nsize = 12\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "a circuit without builtin or key is refused" grep -q "give builtin or key" "$W/err"
+check "examples/cuzk.conf is a valid config" \
+    "$CUZK" serve --config "$DATA/../../examples/cuzk.conf" --check
+
 # The token for TCP, and a config: one built-in circuit with a seeded setup
 # (the same key after a restart) and the tiny snarkjs circuit of tests/data.
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$D/token"

@@ -12,7 +12,7 @@
 static int usage_serve(FILE *f, int status)
 {
     fprintf(f,
-            "usage: cuzk serve [--config FILE] [--dir DIR]\n"
+            "usage: cuzk serve [--config FILE] [--dir DIR] [--check]\n"
             "  Runs the proving daemon: an HTTP/1.1 + JSON API on the unix socket\n"
             "  DIR/cuzk.sock (mode 0600) and, when configured, on TCP with a bearer token.\n"
             "  The job store (DIR/cuzk.db, SQLite) keeps every accepted job: after a crash\n"
@@ -21,7 +21,7 @@ static int usage_serve(FILE *f, int status)
             "  keys from a setup at start), the GPU when there is one, else the CPU.\n"
             "  DIR defaults to the working directory. SIGTERM or SIGINT: stop accepting\n"
             "  (503), finish the proofs in flight, keep queued jobs for the next start,\n"
-            "  exit 0.\n"
+            "  exit 0. --check: only read the config, say whether it is valid, exit.\n"
             "Endpoints:\n"
             "  POST   /v1/jobs[?wait=S]   {\"circuit\", \"priority\": low|normal|high|critical,\n"
             "                              \"request_id\", one of \"inputs\", \"seed\", \"wtns_path\"}\n"
@@ -55,8 +55,10 @@ static int wait_signal(void)
 int cmd_serve(int argc, char **argv)
 {
     const char *config = NULL, *dir = NULL;
+    int check = 0;
     static const struct option opts[] = {{"config", required_argument, 0, 'c'},
                                          {"dir", required_argument, 0, 'd'},
+                                         {"check", no_argument, 0, 'k'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -64,6 +66,7 @@ int cmd_serve(int argc, char **argv)
         switch (c) {
         case 'c': config = optarg; break;
         case 'd': dir = optarg; break;
+        case 'k': check = 1; break;
         case 'h': return usage_serve(stdout, 0);
         default: return usage_serve(stderr, EXIT_UNUSABLE);
         }
@@ -74,6 +77,11 @@ int cmd_serve(int argc, char **argv)
     cuzk_server_config_default(&cfg, dir);
     if (config && cuzk_server_config_load(&cfg, config, err) != CUZK_OK)
         return cli_fail("serve", err);
+    if (check) {
+        printf("%s: valid (%zu circuits)\n", config ? config : "the embedded default",
+               cfg.n_circuits);
+        return 0;
+    }
 
     /* Every thread the server starts inherits this mask, so the signals
      * reach only sigwait below; a vanished client is an EPIPE, not a
