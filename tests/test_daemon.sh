@@ -99,6 +99,9 @@ key = $DATA/mul.zkey
 EOF
 start
 check "unix socket has mode 0600" [ "$(stat -c %a "$SOCK")" = 600 ]
+"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" 2>"$W/err"
+check "a second daemon on the same dir is refused (exit 2)" [ $? = 2 ]
+check "  ... saying why" grep -q "another daemon is listening" "$W/err"
 
 # ------------------------------------------------------ status, metrics --
 api GET /v1/status

@@ -1060,6 +1060,14 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
         join_path(path, sizeof path, c->dir, c->token_file);
         if ((st = read_token(s, path, err)) != CUZK_OK) goto fail;
     }
+    /* The sockets first: a second daemon on the same DIR is refused before
+     * it touches the store. Clients that connect while the keys load wait
+     * in the listen backlog. */
+    join_path(s->sock_path, sizeof s->sock_path, c->dir, c->socket);
+    if ((st = bind_unix(&s->unix_fd, s->sock_path, err)) != CUZK_OK) goto fail;
+    s->sock_bound = 1;
+    if (c->tcp[0] && (st = bind_tcp(&s->tcp_fd, c->tcp, s->tcp_addr, sizeof s->tcp_addr, err)))
+        goto fail;
     if (c->threads && cuzk_pool_init(c->threads) != CUZK_OK) {
         st = SRV_ERR(err, CUZK_ERR_INVALID_ARGUMENT,
                      "threads: the thread pool already has another size");
@@ -1114,11 +1122,6 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     if ((st = cuzk_engine_start(s->engine, &requeued, err)) != CUZK_OK) goto fail;
     if (requeued) logf_(s, "re-queued %zu jobs accepted before a restart", requeued);
 
-    join_path(s->sock_path, sizeof s->sock_path, c->dir, c->socket);
-    if ((st = bind_unix(&s->unix_fd, s->sock_path, err)) != CUZK_OK) goto fail;
-    s->sock_bound = 1;
-    if (c->tcp[0] && (st = bind_tcp(&s->tcp_fd, c->tcp, s->tcp_addr, sizeof s->tcp_addr, err)))
-        goto fail;
     if (pthread_create(&s->waker, NULL, waker_main, s)) {
         st = SRV_ERR(err, CUZK_ERR_NO_MEMORY, "cannot start a thread");
         goto fail;
