@@ -33,7 +33,10 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The embedded default: prove and verify the shipped example circuit
-# (examples/README.md), printing the time of each prover stage.
+# (examples/README.md), printing the time of each prover stage; then the
+# daemon on its embedded default in a temporary directory, a few jobs of
+# the built-in circuits through its API (curl), their timings and verified
+# proofs, and SIGTERM (examples/run_daemon.sh).
 EXAMPLE := examples/poseidon_chain
 run: build
 	$(BUILD)/cuzk prove --zkey $(EXAMPLE).zkey --wtns $(EXAMPLE).wtns --r1cs $(EXAMPLE).r1cs \
@@ -41,6 +44,7 @@ run: build
 	$(BUILD)/cuzk verify --vk examples/vk.json \
 	    --proof $(BUILD)/example-proof.json --public $(BUILD)/example-public.json
 	@echo "proof: $(BUILD)/example-proof.json, public inputs: $(BUILD)/example-public.json"
+	sh examples/run_daemon.sh $(BUILD)/cuzk
 
 test: build
 	ctest --test-dir $(BUILD) -L cpu --output-on-failure -j $(JOBS)

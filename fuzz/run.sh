@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer targets of src/formats and runs each one.
+# Builds the libFuzzer targets (src/formats, the daemon's request parser)
+# and runs each one.
 #   sh fuzz/run.sh [seconds per target, default 60] [targets...]
 # Build and corpora go to $FUZZ_DIR (default build-fuzz/ in the repo root,
 # which git ignores); crashes to $FUZZ_DIR/artifacts/. Needs clang with the
@@ -8,7 +9,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 T=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs"}
+TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs request"}
 B=${FUZZ_DIR:-$ROOT/build-fuzz}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -43,12 +44,21 @@ seed json vk.json proof.json public.json
 seed pce # no files: the target builds valid images itself
 seed key # likewise (odd first byte: an insecure key made by setup)
 seed inputs # first byte: the circuit (0 porep, 1 winning, 2 wpost, 3 snap), then JSON
+seed request # first line: the query string; the rest: the body
+printf '\n{"circuit": "porep-32g", "priority": "high", "request_id": "r1", "seed": 7}' \
+    > "$B/corpus/request/seed.txt"
+printf '\n{"circuit": "c", "inputs": [{"seed": 1, "partition": 0}]}' > "$B/corpus/request/inputs.txt"
+printf '\n{"circuit": "c", "wtns_path": "/tmp/w.wtns"}' > "$B/corpus/request/path.txt"
+{ printf 'circuit=mul&priority=low&request_id=x\n'; cat "$ROOT/tests/data/mul.wtns"; } \
+    > "$B/corpus/request/wtns.bin"
 for i in 0 1 2 3; do
     printf "\\00$i"'{"seed": 7, "partition": 0}' > "$B/corpus/inputs/p$i.json"
 done
 
 for t in $TARGETS; do
-    $CC $CFLAGS -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" $objs -ljansson -lpthread \
+    extra="" # the request parser is the one file of src/server it needs
+    [ "$t" = request ] && extra="$ROOT/src/server/request.c"
+    $CC $CFLAGS -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" $extra $objs -ljansson -lpthread \
         -o "$B/fuzz_$t"
     dict=""
     [ -f "$ROOT/fuzz/$t.dict" ] && dict="-dict=$ROOT/fuzz/$t.dict"

@@ -101,5 +101,6 @@ int cmd_circuits(int argc, char **argv); /* circuits.c */
 int cmd_compile(int argc, char **argv);  /* circuits.c */
 int cmd_info(int argc, char **argv);     /* circuits.c */
 int cmd_witness(int argc, char **argv);  /* circuits.c */
+int cmd_serve(int argc, char **argv);    /* serve.c */
 
 #endif /* CUZK_CLI_H */

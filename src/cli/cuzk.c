@@ -36,6 +36,7 @@ static int usage(FILE *f, int status)
             "  compile    compile a circuit into a PCE file\n"
             "  info       describe a .pce, .cuzk, .r1cs, .zkey, .wtns or .params file\n"
             "  witness    compute a built-in circuit's witness as a .wtns\n"
+            "  serve      run the proving daemon (HTTP/JSON API on a unix socket)\n"
             "Sizes (--size): full, the real size, or N = 10..27 for about 2^N constraints a\n"
             "partition. Exit status: 0 success (verify: valid), 1 verify: invalid proof,\n"
             "2 unusable input or failure, with a one-line reason on stderr. No command\n"
@@ -453,6 +454,7 @@ static const struct {
     {"compile", cmd_compile},
     {"info", cmd_info},
     {"witness", cmd_witness},
+    {"serve", cmd_serve},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,358 @@
+#!/bin/bash
+# The daemon against a real unix socket (and TCP on 127.0.0.1):
+#   bash tests/test_daemon.sh CUZK DATA_DIR WORK_DIR
+# submit/await/cancel, status and metrics, the .wtns body, priority order
+# (from the timeline), bad requests (malformed, wrong types, unknown
+# fields, oversized, truncated, unauthenticated) with the daemon serving on,
+# 200 concurrent clients, kill -9 during a run and a restart that finishes
+# every accepted job exactly once, and SIGTERM exiting 0. Every wait is on a
+# condition with a deadline, never a fixed sleep. Needs curl.
+set -u
+CUZK=$1
+DATA=$(cd "$2" && pwd)
+W=$3
+rm -rf "$W"
+mkdir -p "$W"
+W=$(cd "$W" && pwd)
+D=$W/d
+mkdir -p "$D"
+SOCK=$D/cuzk.sock
+PID=
+NFAIL=0
+
+command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
+
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
+trap cleanup EXIT
+die() {
+    echo "FAIL: $*"
+    echo "--- daemon log (last 30 lines):"
+    tail -30 "$D/log" "$D/log.timeline" 2>/dev/null
+    exit 1
+}
+check() { # what, condition...
+    local what=$1
+    shift
+    if "$@"; then echo "ok: $what"; else die "$what"; fi
+}
+
+# api METHOD PATH [curl args...]: the body in $W/body, the status in $CODE.
+api() {
+    local m=$1 p=$2
+    shift 2
+    CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" \
+        -X "$m" "$@" "http://cuzk$p")
+}
+body() { cat "$W/body"; }
+# A JSON field of the (compact, flat-enough) body: a number or a string.
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
+
+start() {
+    "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >>"$D/log" 2>&1 &
+    PID=$!
+    local i
+    for i in $(seq 1 1200); do # 120 s: the keys' setup on a busy machine
+        kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
+        if [ -S "$SOCK" ] && curl -s -o /dev/null --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status; then
+            return
+        fi
+        sleep 0.1
+    done
+    die "the daemon did not answer within 120 s"
+}
+
+# ------------------------------------------------------------- config --
+"$CUZK" serve --help >"$W/help"
+check "serve --help documents the config keys" grep -q 'max_batch_wait_ms' "$W/help"
+printf '[server]\nsocket = s.sock\nmax_bdy = 5\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "an unknown config key: exit 2" [ $? = 2 ]
+check "  ... naming the file and line" grep -q "bad.conf:3: unknown key \"max_bdy\"" "$W/err"
+printf '[server]\ntcp = 127.0.0.1:0\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "tcp without token_file is refused" grep -q "tcp needs token_file" "$W/err"
+printf '[circuit x]\nsize = 12\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
+check "a circuit without builtin or key is refused" grep -q "give builtin or key" "$W/err"
+check "examples/cuzk.conf is a valid config" \
+    "$CUZK" serve --config "$DATA/../../examples/cuzk.conf" --check
+
+# The token for TCP, and a config: one built-in circuit with a seeded setup
+# (the same key after a restart) and the tiny snarkjs circuit of tests/data.
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$D/token"
+TOKEN=$(cat "$D/token")
+cat >"$D/cuzk.conf" <<EOF
+[server]
+tcp = 127.0.0.1:0
+token_file = token
+max_body = 1M
+log = log.timeline
+log_timeline = yes
+[engine]
+max_batch_size = 4
+[circuit winning-32g]
+builtin = winning-32g
+size = 10
+setup_seed = 7
+[circuit mul]
+key = $DATA/mul.zkey
+EOF
+start
+check "unix socket has mode 0600" [ "$(stat -c %a "$SOCK")" = 600 ]
+"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" 2>"$W/err"
+check "a second daemon on the same dir is refused (exit 2)" [ $? = 2 ]
+check "  ... saying why" grep -q "another daemon is listening" "$W/err"
+
+# ------------------------------------------------------ status, metrics --
+api GET /v1/status
+check "GET /v1/status is 200" [ "$CODE" = 200 ]
+check "status says running" grep -q '"running":true' "$W/body"
+TCP=$(sed -n 's/.*"tcp":"\([^"]*\)".*/\1/p' "$W/body")
+check "status names the TCP address" [ -n "$TCP" ]
+api GET /metrics
+check "GET /metrics is 200" [ "$CODE" = 200 ]
+check "metrics are Prometheus text" grep -q '^cuzk_jobs_submitted_total ' "$W/body"
+api GET /v1/circuits
+check "GET /v1/circuits lists both with a vk" \
+    grep -q '"name":"winning-32g".*"vk":{.*"name":"mul"' "$W/body"
+
+# ------------------------------------------------------- submit / await --
+verify() { # job circuit: fetch the proof, public inputs and vk; cuzk verify
+    api GET "/v1/jobs/$1/proof"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/proof.json"
+    api GET "/v1/jobs/$1/public"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/public.json"
+    api GET "/v1/circuits/$2/vk"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/vk.json"
+    "$CUZK" verify --vk "$W/vk.json" --proof "$W/proof.json" --public "$W/public.json" >/dev/null
+}
+api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 3, "priority": "high"}'
+check "POST /v1/jobs is 202" [ "$CODE" = 202 ]
+J1=$(field id)
+api GET "/v1/jobs/$J1?wait=60"
+check "the job is done after a long poll" [ "$(field state)" = done ]
+check "the result has timings" grep -q '"timings":{' "$W/body"
+check "its proof verifies against GET /v1/circuits/winning-32g/vk" verify "$J1" winning-32g
+
+api POST "/v1/jobs?circuit=mul&request_id=w1" --data-binary "@$DATA/mul.wtns"
+check "a .wtns body is accepted (202)" [ "$CODE" = 202 ]
+J2=$(field id)
+api GET "/v1/jobs/$J2?wait=60"
+check "the .wtns job is done" [ "$(field state)" = done ]
+check "its proof verifies" verify "$J2" mul
+api POST "/v1/jobs?circuit=mul&request_id=w1" --data-binary "@$DATA/mul.wtns"
+check "the same request_id returns the same job" [ "$(field id)" = "$J2" ]
+check "  ... marked existing" grep -q '"existing":true' "$W/body"
+api POST "/v1/prove" -d "{\"circuit\": \"mul\", \"wtns_path\": \"$DATA/mul.wtns\"}"
+check "POST /v1/prove with wtns_path answers done (200)" [ "$CODE:$(field state)" = 200:done ]
+
+# ------------------------------------------- circuits: register, keys --
+api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"
+check "POST /v1/circuits registers a .zkey (201)" [ "$CODE" = 201 ]
+check "  ... and returns its vk" grep -q '"name":"mul2".*"vk":{"protocol":"groth16"' "$W/body"
+api POST /v1/jobs -d "{\"circuit\": \"mul2\", \"wtns_path\": \"$DATA/mul.wtns\"}"
+J3=$(field id)
+api GET "/v1/jobs/$J3?wait=60"
+check "a job on the registered circuit is done" [ "$(field state)" = done ]
+check "  ... and its proof verifies" verify "$J3" mul2
+api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"
+check "registering a name twice: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits -d '{"zkey_path": "/nonexistent.zkey"}'
+check "registering a missing file: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits -d '{"zkey_path": 7}'
+check "registering with a wrong type: 400" [ "$CODE" = 400 ]
+api POST /v1/circuits/mul2/preload
+check "preload: 200" [ "$CODE" = 200 ]
+check "  ... the key is resident" grep -q '"tier":"resident"' "$W/body"
+api POST /v1/circuits/mul2/evict
+check "evict: 200" [ "$CODE" = 200 ]
+check "  ... the key is no longer resident" sh -c "! grep -q '\"tier\":\"resident\"' '$W/body'"
+api POST /v1/circuits/nope/preload
+check "preload of an unknown circuit: 404" [ "$CODE" = 404 ]
+
+# ---------------------------------------------------- cancel, priorities --
+# Blockers first, so that the later jobs wait in the run queue together.
+for i in 1 2 3 4; do api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((10 + i))}"; done
+for p in low normal high critical; do
+    api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": 20, \"priority\": \"$p\"}"
+    eval "P_$p=$(field id)"
+done
+api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 30, "priority": "low"}'
+JC=$(field id)
+api DELETE "/v1/jobs/$JC"
+check "DELETE cancels a queued job" [ "$CODE:$(field state)" = 200:canceled ]
+api GET "/v1/jobs/$P_low?wait=120"
+check "the lowest-priority job finishes" [ "$(field state)" = done ]
+api GET "/v1/jobs/$JC"
+check "the canceled job stays canceled" [ "$(field state)" = canceled ]
+# From the timeline: whenever a job started its witness while another of
+# higher priority was already queued, that is an error. At least one pair
+# must have been in the queue together, or the test proved nothing.
+api GET "/v1/timeline?since=0&max=10000"
+check "GET /v1/timeline is 200" [ "$CODE" = 200 ]
+grep -o '"t_us":[0-9]*,"kind":"[a-z_]*","job":[0-9]*' "$W/body" |
+    sed 's/"t_us":\([0-9]*\),"kind":"\([a-z_]*\)","job":\([0-9]*\)/\1 \2 \3/' >"$W/tl"
+PRIO="$P_low 0 $P_normal 1 $P_high 2 $P_critical 3"
+awk -v prio="$PRIO" '
+    BEGIN { n = split(prio, a, " "); for (i = 1; i < n; i += 2) p[a[i]] = a[i + 1] }
+    !($3 in p) { next }
+    $2 == "queued" && !($3 in q) { q[$3] = $1 }
+    $2 == "witness_start" && !($3 in ws) { ws[$3] = $1 }
+    END {
+        pairs = 0; bad = 0
+        for (x in p) for (y in p) if (p[x] > p[y] && q[x] < ws[y]) {
+            pairs++
+            if (ws[x] > ws[y]) { bad++; print "job " y " (prio " p[y] ") started before " x " (prio " p[x] ")" }
+        }
+        print pairs " pairs checked"
+        exit bad || !pairs
+    }' "$W/tl" >"$W/prio" 2>&1
+RC=$?
+cat "$W/prio"
+check "priority order (critical > high > normal > low) in the timeline" [ $RC = 0 ]
+api GET "/v1/jobs/$P_critical/proof"
+check "the critical job's proof is there" [ "$CODE" = 200 ]
+
+# --------------------------------------------------------- bad requests --
+api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 3'
+check "truncated JSON: 400" [ "$CODE" = 400 ]
+check "  ... with a message" grep -q '"error":"request: malformed JSON' "$W/body"
+api POST /v1/jobs -d '{"circuit": 5, "seed": 3}'
+check "wrong type: 400" [ "$CODE" = 400 ]
+api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 3, "colour": "red"}'
+check "unknown field: 400" [ "$CODE" = 400 ]
+check "  ... naming it" grep -q colour "$W/body"
+api POST /v1/jobs -d 'not json at all'
+check "malformed JSON: 400" [ "$CODE" = 400 ]
+api POST /v1/jobs -d '{"circuit": "nope", "seed": 3}'
+check "unknown circuit: 404" [ "$CODE" = 404 ]
+api GET /v1/jobs/99999
+check "unknown job: 404" [ "$CODE" = 404 ]
+api GET /v1/jobs/abc
+check "a job id that is not a number: 404" [ "$CODE" = 404 ]
+api GET "/v1/jobs/$J1?wait=forever"
+check "a bad wait: 400" [ "$CODE" = 400 ]
+api GET /v1/nothing
+check "unknown endpoint: 404" [ "$CODE" = 404 ]
+api PUT /v1/jobs
+check "wrong method: 405" [ "$CODE" = 405 ]
+head -c 200 "$DATA/mul.wtns" >"$W/trunc.wtns"
+api POST "/v1/jobs?circuit=mul" --data-binary "@$W/trunc.wtns"
+check "truncated .wtns: 400" [ "$CODE" = 400 ]
+head -c 2000000 /dev/zero >"$W/big"
+api POST /v1/jobs --data-binary "@$W/big"
+check "a body over max_body: 413" [ "$CODE" = 413 ]
+api POST /v1/jobs -H 'Transfer-Encoding: chunked' --data-binary "@$W/big"
+check "a chunked body over max_body: 413" [ "$CODE" = 413 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://$TCP/v1/status")
+check "TCP without a token: 401" [ "$CODE" = 401 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H "Authorization: Bearer x$TOKEN" \
+    "http://$TCP/v1/status")
+check "TCP with a wrong token: 401" [ "$CODE" = 401 ]
+CODE=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $TOKEN" \
+    "http://$TCP/v1/status")
+check "TCP with the token: 200" [ "$CODE" = 200 ]
+# A request cut off mid-body (the client goes away), then garbage bytes.
+HOST=${TCP%:*}
+PORT=${TCP##*:}
+if exec 3<>"/dev/tcp/$HOST/$PORT"; then
+    printf 'POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{"circ' "$TOKEN" >&3
+    exec 3>&-
+fi
+if exec 3<>"/dev/tcp/$HOST/$PORT"; then
+    printf '\x00\x01GARBAGE\r\n\r\n' >&3
+    exec 3>&-
+fi
+api GET /v1/status
+check "the daemon serves on after all that" [ "$CODE" = 200 ]
+
+# ---------------------------------------------------- 200 concurrent --
+mkdir -p "$W/conc"
+PIDS=""
+for i in $(seq 1 200); do
+    curl -s -o "$W/conc/$i" -w '%{http_code}\n' --max-time 120 --unix-socket "$SOCK" \
+        --data-binary "@$DATA/mul.wtns" "http://cuzk/v1/prove?circuit=mul&request_id=c$i" \
+        >"$W/conc/$i.code" 2>&1 &
+    PIDS="$PIDS $!"
+done
+wait $PIDS # the clients only, not the daemon
+OK=$(cat "$W"/conc/*.code | grep -c '^200$')
+DONE=$(grep -l '"state":"done"' "$W"/conc/[0-9]* | wc -l)
+echo "200 concurrent clients: $OK answered 200, $DONE done"
+check "200 concurrent clients, all answered 200" [ "$OK" = 200 ]
+check "  ... each with its proof done" [ "$DONE" = 200 ]
+
+# ------------------------------------------------ kill -9, restart --
+for i in 1 2 3 4 5 6; do
+    api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((40 + i)), \"request_id\": \"k$i\"}"
+    [ "$CODE" = 202 ] || die "submit k$i: $CODE $(body)"
+    eval "K$i=$(field id)"
+done
+api GET "/v1/jobs/$K1?wait=60"
+[ "$(field state)" = done ] || die "k1 did not finish"
+DONE_BEFORE=""
+for i in 1 2 3 4 5 6; do
+    eval "id=\$K$i"
+    api GET "/v1/jobs/$id"
+    [ "$(field state)" = done ] && DONE_BEFORE="$DONE_BEFORE $id"
+done
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+PID=
+echo "killed with jobs done:$DONE_BEFORE"
+check "kill -9 came before the last job finished" [ "$(echo $DONE_BEFORE | wc -w)" -lt 6 ]
+start
+for i in 1 2 3 4 5 6; do
+    eval "id=\$K$i"
+    api GET "/v1/jobs/$id?wait=60"
+    check "after the restart, k$i (job $id) is done" [ "$(field state)" = done ]
+    check "  ... and its proof verifies" verify "$id" winning-32g
+done
+api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 41, "request_id": "k1"}'
+check "resubmitting k1 gives job $K1, not a new one" [ "$(field id)" = "$K1" ]
+# Nothing done before the crash was proved again by the new process.
+api GET "/v1/timeline?since=0&max=10000"
+for id in $DONE_BEFORE; do
+    check "job $id (done before the kill) was not proved again" \
+        sh -c "! grep -q '\"kind\":\"witness_start\",\"job\":$id,' '$W/body'"
+done
+if command -v sqlite3 >/dev/null; then
+    R=$(sqlite3 "$D/cuzk.db" "SELECT count(*), count(DISTINCT request_id), sum(state = 2) FROM jobs WHERE request_id LIKE 'k%';")
+    check "the store holds k1..k6 once each, all done ($R)" [ "$R" = "6|6|6" ]
+    R=$(sqlite3 "$D/cuzk.db" "SELECT count(*) FROM jobs WHERE request_id LIKE 'c%';")
+    check "the store holds the 200 concurrent jobs once each ($R)" [ "$R" = 200 ]
+else
+    echo "skipped: the store checks (no sqlite3)"
+fi
+
+# --------------------------------------------------------- SIGTERM --
+# With jobs queued and a client in a long poll on the last one: the client
+# gets its job's state (200), the daemon exits 0, the job stays queued in
+# the store for the next start.
+for i in 1 2 3 4 5; do
+    api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((50 + i))}"
+done
+JL=$(field id)
+curl -s -o "$W/lp" -w '%{http_code}' --max-time 60 --unix-socket "$SOCK" \
+    "http://cuzk/v1/jobs/$JL?wait=60" >"$W/lp.code" &
+LP=$!
+for i in $(seq 1 100); do # the poll is registered: the daemon counts it
+    api GET /v1/status
+    grep -q '"waiters":1' "$W/body" && break
+    sleep 0.1
+done
+check "the long poll is waiting" grep -q '"waiters":1' "$W/body"
+kill -TERM "$PID"
+wait "$PID"
+RC=$?
+PID=
+wait "$LP"
+check "SIGTERM: exit 0" [ "$RC" = 0 ]
+check "SIGTERM: the waiting client got 200" [ "$(cat "$W/lp.code")" = 200 ]
+check "  ... with its job's state" grep -q '"state":"\(queued\|running\|done\)"' "$W/lp"
+check "SIGTERM: the socket is removed" [ ! -e "$SOCK" ]
+check "log_timeline: the events are in the log as lines" grep -q ' prove_end job=' "$D/log.timeline"
+echo "all daemon tests passed"
