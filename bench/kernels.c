@@ -26,7 +26,7 @@
  * (cuzk_gpu_g1_msm, cuzk_gpu_g2_msm, or with --bits the 0/1-scalar sums
  * cuzk_gpu_g*_msm_bits on a random bitmap of density 1/2; src/gpu/msm.cu);
  * --affine switches the plans to batch-affine bucket accumulation
- * (cuzk_gpu_msm_plan_set_acc, src/gpu/msm_affine.cuh).
+ * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh).
  * For each size 2^s: points P_j = B + j S generated on the device (random B,
  * S; resident), uniformly random scalars below r in pinned host memory, one
  * warm-up call checked against [sum k_j] B + [sum j k_j] S, then `reps`
@@ -88,6 +88,17 @@ int bench_kernels(int argc, char **argv)
 #include <cuzk/poly.h>
 
 #include "common/parallel.h"
+#include "gpu/gpu_testing.h"
+
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
+
+/* A context on device with a pool of pool bytes (0: the default) and one
+ * stream. */
+static cuzk_status bench_ctx(cuzk_gpu_ctx **ctx, int device, size_t pool)
+{
+    cuzk_gpu_ctx_opts o = {device, pool, 1};
+    return cuzk_gpu_ctx_create(ctx, &o, gerr);
+}
 
 static uint64_t kr_state = 0x243f6a8885a308d3ull;
 
@@ -182,9 +193,9 @@ static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
     fill_random(probe, np, k->field == CUZK_GPU_FP);
     float ms1;
     cuzk_status st = cuzk_gpu_ff_throughput(ctx, k->field, k->op, probe, probe, np, 1, cfg, 1,
-                                            &ms1, NULL, &info);
+                                            &ms1, NULL, &info, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "%s: %s (%s)\n", k->name, cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "%s: %s (%s)\n", k->name, cuzk_strerror(st), gerr);
         return 1;
     }
     size_t n = (size_t)info.blocks_per_sm * o->sms * o->waves * cfg.block * cfg.ilp;
@@ -198,9 +209,9 @@ static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
     fill_random(a, n, k->field == CUZK_GPU_FP);
     fill_random(b, n, k->field == CUZK_GPU_FP);
     st = cuzk_gpu_ff_throughput(ctx, k->field, k->op, a, b, n, o->iters, cfg, o->reps, ms, out,
-                                NULL);
+                                NULL, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "%s: %s (%s)\n", k->name, cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "%s: %s (%s)\n", k->name, cuzk_strerror(st), gerr);
         goto done;
     }
     int ok = 1;
@@ -293,7 +304,7 @@ typedef struct {
     int g2;   /* 0: G1, 1: G2 */
     int bits; /* 0/1 scalars of density 1/2 (cuzk_gpu_g*_msm_bits) */
     int pre;  /* also precomputed plans (a second row per size) */
-    int affine; /* batch-affine bucket accumulation (cuzk_gpu_msm_plan_set_acc) */
+    int affine; /* batch-affine bucket accumulation (cuzk_gpu_msm_opts.acc) */
     int tab;    /* plans with subset sums (CUZK_GPU_MSM_BITS_TABLE) */
     int sparse; /* witness-like scalars through cuzk_gpu_g*_msm_sparse */
 } msm_mode;
@@ -361,16 +372,17 @@ static void lin_comb(msm_mode m, void *want, const void *b, const cuzk_fr *m0, c
     }
 }
 
-static cuzk_status msm_call(msm_mode m, cuzk_gpu_ctx *ctx, cuzk_gpu_msm_plan *plan,
+static cuzk_status msm_call(msm_mode m, cuzk_gpu_msm_plan *plan,
                             const cuzk_scalar *k, const uint64_t *bits, size_t n, void *got)
 {
     if (m.bits)
-        return m.g2 ? cuzk_gpu_g2_msm_bits(ctx, plan, bits, n, got)
-                    : cuzk_gpu_g1_msm_bits(ctx, plan, bits, n, got);
+        return m.g2 ? cuzk_gpu_g2_msm_bits(got, plan, 0, bits, n, gerr)
+                    : cuzk_gpu_g1_msm_bits(got, plan, 0, bits, n, gerr);
     if (m.sparse)
-        return m.g2 ? cuzk_gpu_g2_msm_sparse(ctx, plan, k, n, got)
-                    : cuzk_gpu_g1_msm_sparse(ctx, plan, k, n, got);
-    return m.g2 ? cuzk_gpu_g2_msm(ctx, plan, k, n, got) : cuzk_gpu_g1_msm(ctx, plan, k, n, got);
+        return m.g2 ? cuzk_gpu_g2_msm_sparse(got, plan, 0, k, n, gerr)
+                    : cuzk_gpu_g1_msm_sparse(got, plan, 0, k, n, gerr);
+    return m.g2 ? cuzk_gpu_g2_msm(got, plan, 0, k, n, gerr)
+                : cuzk_gpu_g1_msm(got, plan, 0, k, n, gerr);
 }
 
 /* One row per size; returns 0 if every result was right. */
@@ -392,18 +404,18 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         return 2;
     }
     cuzk_gpu_ctx *ctx = NULL;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, device, (size_t)1 << 20);
+    cuzk_status st = bench_ctx(&ctx, device, 0);
     if (st != CUZK_OK) {
-        fprintf(stderr, "msm: context: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "msm: context: %s (%s)\n", cuzk_strerror(st), gerr);
         return 1;
     }
     size_t nmax = (size_t)1 << lgmax;
     cuzk_scalar *k = NULL;
     uint64_t *bits = NULL;
-    if (mode.bits) st = cuzk_gpu_host_alloc((void **)&bits, (nmax + 63) / 64 * 8);
-    else st = cuzk_gpu_host_alloc((void **)&k, nmax * sizeof *k);
+    if (mode.bits) st = cuzk_gpu_host_alloc((void **)&bits, (nmax + 63) / 64 * 8, gerr);
+    else st = cuzk_gpu_host_alloc((void **)&k, nmax * sizeof *k, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "msm: pinned scalars: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "msm: pinned scalars: %s (%s)\n", cuzk_strerror(st), gerr);
         cuzk_gpu_ctx_destroy(ctx);
         return 1;
     }
@@ -446,16 +458,13 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         rand_point(b1, mode.g2);
         cuzk_gpu_msm_plan *plan = NULL;
         double tg = bench_now_ns();
-        st = mode.g2 ? cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags)
-                     : cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, n, c_forced, b0, b1, flags);
-        if (st == CUZK_OK && mode.affine) {
-            st = cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_BATCH_AFFINE);
-            if (st != CUZK_OK) cuzk_gpu_msm_plan_destroy(plan);
-        }
+        cuzk_gpu_msm_opts po = {mode.g2 ? CUZK_GPU_G2 : CUZK_GPU_G1, c_forced, flags,
+                                mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ};
+        st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &po, n, b0, b1, gerr);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: %s plan: %s (%s)\n", lgs[li], flags ? "precomputed" : "plain",
-                    cuzk_strerror(st), cuzk_gpu_last_error());
+                    cuzk_strerror(st), gerr);
             rc = 1;
             continue;
         }
@@ -475,23 +484,23 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         (void)cuzk_fr_from_limbs(&m0, s0.l);
         (void)cuzk_fr_from_limbs(&m1, s1.l);
         lin_comb(mode, &want, b0, &m0, b1, &m1);
-        st = msm_call(mode, ctx, plan, k, bits, n, &got);
+        st = msm_call(mode, plan, k, bits, n, &got);
 #define MSM_EQ(a, b) (mode.g2 ? cuzk_g2_jac_eq((const void *)(a), (const void *)(b)) \
                               : cuzk_g1_jac_eq((const void *)(a), (const void *)(b)))
         int ok = st == CUZK_OK && MSM_EQ(&want, &got);
         for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
             double w0 = bench_now_ns();
-            st = msm_call(mode, ctx, plan, k, bits, n, &got);
+            st = msm_call(mode, plan, k, bits, n, &got);
             wall[r] = (bench_now_ns() - w0) * 1e-6;
             cuzk_gpu_msm_timing tm;
-            (void)cuzk_gpu_msm_plan_timing(plan, &tm);
+            (void)cuzk_gpu_msm_plan_timing(plan, &tm, gerr);
             float *s = stage + (size_t)r * 6;
             s[0] = tm.total, s[1] = tm.upload, s[2] = tm.digits, s[3] = tm.sort;
             s[4] = tm.accumulate, s[5] = tm.reduce;
         }
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: msm: %s (%s)\n", lgs[li], cuzk_strerror(st),
-                    cuzk_gpu_last_error());
+                    gerr);
             ok = 0;
         }
         ok = ok && MSM_EQ(&want, &got);
@@ -581,21 +590,21 @@ static int fixed_rows(int device, const unsigned *lgs, unsigned nl, unsigned rep
     void *pout = NULL, *out = malloc(nmax * A);
     double *wall = malloc(reps * sizeof *wall), *wall2 = malloc(reps * sizeof *wall2);
     double *kms = malloc(reps * sizeof *kms);
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, device, (size_t)1 << 20);
+    cuzk_status st = bench_ctx(&ctx, device, 0);
     double tc = bench_now_ns();
-    if (st == CUZK_OK) st = cuzk_gpu_fixed_create_window(ctx, &f, grp, NULL, w);
+    if (st == CUZK_OK) st = cuzk_gpu_fixed_create_window(&f, ctx, grp, NULL, w, gerr);
     tc = (bench_now_ns() - tc) * 1e-6;
-    if (st == CUZK_OK) st = cuzk_gpu_host_alloc((void **)&ps, nmax * sizeof *ps);
-    if (st == CUZK_OK) st = cuzk_gpu_host_alloc(&pout, nmax * A);
+    if (st == CUZK_OK) st = cuzk_gpu_host_alloc((void **)&ps, nmax * sizeof *ps, gerr);
+    if (st == CUZK_OK) st = cuzk_gpu_host_alloc(&pout, nmax * A, gerr);
     int rc = 0;
     if (st != CUZK_OK || !s || !out || !wall || !wall2 || !kms) {
         fprintf(stderr, "fixed %s: %s (%s)\n", gname, st != CUZK_OK ? cuzk_strerror(st) :
-                "out of memory", cuzk_gpu_last_error());
+                "out of memory", gerr);
         rc = 1;
         goto done;
     }
     cuzk_gpu_fixed_info info;
-    (void)cuzk_gpu_fixed_get_info(f, &info);
+    (void)cuzk_gpu_fixed_get_info(f, &info, gerr);
     printf("%s: w %u (%u windows), table %.1f MB, device %.2f GB, create %.0f ms; kernel %d regs,"
            " %d B spills, %d blocks/SM, batch %zu points (%zu threads)\n",
            gname, info.window, info.windows, info.table_bytes / 1e6, info.device_bytes / 1e9, tc,
@@ -605,22 +614,22 @@ static int fixed_rows(int device, const unsigned *lgs, unsigned nl, unsigned rep
     memset(out, 0, nmax * A);
     for (unsigned li = 0; li < nl; li++) {
         size_t n = (size_t)1 << lgs[li];
-        st = cuzk_gpu_fixed_mul(f, pout, ps, n); /* warm-up */
+        st = cuzk_gpu_fixed_mul(pout, f, ps, n, gerr); /* warm-up */
         for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
             double t0 = bench_now_ns();
-            st = cuzk_gpu_fixed_mul(f, pout, ps, n);
+            st = cuzk_gpu_fixed_mul(pout, f, ps, n, gerr);
             wall[r] = (bench_now_ns() - t0) * 1e-6;
-            (void)cuzk_gpu_fixed_get_info(f, &info);
+            (void)cuzk_gpu_fixed_get_info(f, &info, gerr);
             kms[r] = info.device_ms;
         }
         for (unsigned r = 0; r < reps && st == CUZK_OK; r++) {
             double t0 = bench_now_ns();
-            st = cuzk_gpu_fixed_mul(f, out, s, n);
+            st = cuzk_gpu_fixed_mul(out, f, s, n, gerr);
             wall2[r] = (bench_now_ns() - t0) * 1e-6;
         }
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: fixed %s: %s (%s)\n", lgs[li], gname, cuzk_strerror(st),
-                    cuzk_gpu_last_error());
+                    gerr);
             rc = 1;
             continue;
         }
@@ -799,9 +808,14 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
         goto done;
     }
     fill_random(a, nmax, 0);
-    st = cuzk_gpu_ctx_create(&ctx, device, 2 * nmax * sizeof(cuzk_fr));
+    /* The pass kernels' variant (gpu_testing.h): CUZK_NTT_VARIANT "8" (the
+     * default, also unset or empty) or "4". */
+    const char *var = getenv("CUZK_NTT_VARIANT");
+    unsigned ept = var && *var ? (unsigned)atoi(var) : 0;
+    /* The pool: the domains' tables and 2 arrays of the largest size. */
+    st = bench_ctx(&ctx, device, 2 * nmax * sizeof(cuzk_fr) + ((size_t)64 << 20));
     if (st != CUZK_OK) {
-        fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), gerr);
         goto done;
     }
     printf("\nNTT over Fr (%s roots), data resident on the device; median of %u runs after 1 "
@@ -818,24 +832,24 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
         size_t n = (size_t)1 << L;
         cuzk_gpu_ntt_domain *d = NULL;
         cuzk_ntt_domain *cd = NULL;
-        st = cuzk_gpu_ntt_domain_create(ctx, &d, L, roots);
+        st = cuzk_gpu_ntt_domain_create_ex(&d, ctx, L, roots, 0, ept, gerr);
         if (st != CUZK_OK || cuzk_ntt_domain_create(&cd, L, roots, 0) != CUZK_OK) {
             fprintf(stderr, "ntt 2^%u: domain: %s (%s)\n", L, cuzk_strerror(st),
-                    cuzk_gpu_last_error());
+                    gerr);
             cuzk_gpu_ntt_domain_destroy(d);
             rc = 1;
             continue;
         }
         cuzk_gpu_ntt_info info;
         memset(&info, 0, sizeof info);
-        (void)cuzk_gpu_ntt_get_info(d, &info);
+        (void)cuzk_gpu_ntt_get_info(d, &info, gerr);
         double floor_ms = (double)n / 2 * L * 136 / peak * 1e3;
         double pipe_ms = (double)n / 2 * L * 264 / peak * 1e3;
         for (int kind = 0; kind < 4; kind++) {
-            st = cuzk_gpu_ntt_time(d, (cuzk_gpu_ntt_kind)kind, a, 1, reps, ms, out);
+            st = cuzk_gpu_ntt_time(d, (cuzk_gpu_ntt_kind)kind, a, 1, reps, ms, out, gerr);
             if (st != CUZK_OK) {
                 fprintf(stderr, "ntt 2^%u %s: %s (%s)\n", L, kind_names[kind], cuzk_strerror(st),
-                        cuzk_gpu_last_error());
+                        gerr);
                 rc = 1;
                 continue;
             }
@@ -950,16 +964,16 @@ int bench_kernels(int argc, char **argv)
     if (!o.iters || !o.reps || !o.waves || !ntt_reps) { usage(stderr); return 2; }
 
     int count = 0;
-    cuzk_status st = cuzk_gpu_device_count(&count);
+    cuzk_status st = cuzk_gpu_device_count(&count, gerr);
     if (st != CUZK_OK || count == 0) {
         fprintf(stderr, "cuzk-bench kernels: no CUDA device (%s)\n",
-                st != CUZK_OK ? cuzk_gpu_last_error() : "none found");
+                st != CUZK_OK ? gerr : "none found");
         return 1;
     }
     cuzk_gpu_device_info di;
-    st = cuzk_gpu_get_device_info(device, &di);
+    st = cuzk_gpu_get_device_info(&di, device, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "cuzk-bench kernels: device %d: %s\n", device, cuzk_strerror(st));
+        fprintf(stderr, "cuzk-bench kernels: device %d: %s\n", device, gerr);
         return 1;
     }
     o.sms = di.sm_count;
@@ -981,10 +995,10 @@ int bench_kernels(int argc, char **argv)
     size_t pool = (size_t)3 * 2048 * 2 * di.sm_count * o.waves * sizeof(cuzk_fp) + (1 << 20);
     cuzk_gpu_ctx *ctx = NULL;
     int rc = 0;
-    st = cuzk_gpu_ctx_create(&ctx, device, pool);
+    st = bench_ctx(&ctx, device, pool);
     if (st != CUZK_OK) {
         fprintf(stderr, "cuzk-bench kernels: context: %s (%s)\n", cuzk_strerror(st),
-                cuzk_gpu_last_error());
+                gerr);
         return 1;
     }
     if (calibrate) {
@@ -993,9 +1007,9 @@ int bench_kernels(int argc, char **argv)
         for (int kind = 0; kind < 5; kind++) {
             double rate = 0;
             const char *desc = "";
-            st = cuzk_gpu_imad_probe(ctx, kind, 4096, &rate, &desc);
+            st = cuzk_gpu_imad_probe(ctx, kind, 4096, &rate, &desc, gerr);
             if (st != CUZK_OK) {
-                fprintf(stderr, "probe %d: %s (%s)\n", kind, cuzk_strerror(st), cuzk_gpu_last_error());
+                fprintf(stderr, "probe %d: %s (%s)\n", kind, cuzk_strerror(st), gerr);
                 rc = 1;
                 continue;
             }

@@ -24,6 +24,8 @@
 #include <cuzk/pce.h>
 #ifdef CUZK_HAVE_GPU
 #include <cuzk/gpu.h>
+
+#include "gpu/gpu_testing.h"
 #endif
 
 #include "bench.h"
@@ -290,12 +292,13 @@ static int bench_pce_gpu(const cuzk_pce *p, const cuzk_fr *w, const uint64_t *is
     float *ms = malloc(reps * sizeof *ms);
     double med[2] = {0, 0}, tt[100];
     int rc = 1;
-    cuzk_status s = got && ms ? cuzk_gpu_ctx_create(&ctx, 0, 0) : CUZK_ERR_NO_MEMORY;
-    if (s == CUZK_OK) s = cuzk_gpu_pce_create(ctx, &d, p);
+    char err[CUZK_ERRMSG_LEN] = "";
+    cuzk_status s = got && ms ? cuzk_gpu_ctx_create(&ctx, NULL, err) : CUZK_ERR_NO_MEMORY;
+    if (s == CUZK_OK) s = cuzk_gpu_pce_create(&d, ctx, p, err);
     for (int mode = 0; mode < 2 && s == CUZK_OK; mode++) {
         cuzk_pce_witness wit = {w, n_cols, mode ? is_bit : NULL, mode ? bit_val : NULL};
         memset(got, 0, 3 * rows * sizeof *got);
-        s = cuzk_gpu_pce_eval_host(d, &wit, got, got + rows, got + 2 * rows, reps, ms);
+        s = cuzk_gpu_pce_eval_host(d, &wit, got, got + rows, got + 2 * rows, reps, ms, err);
         if (s != CUZK_OK) break;
         if (memcmp(got, want, 3 * rows * sizeof *got)) {
             fprintf(stderr, "cuzk-bench pce: GPU and CPU results differ (mode %d)\n", mode);
@@ -312,7 +315,7 @@ static int bench_pce_gpu(const cuzk_pce *p, const cuzk_fr *w, const uint64_t *is
                (double)p->image_size / (med[0] * 1e6), med[1], med[1] * 1e6 / (double)nnz);
         rc = 0;
     } else if (s != CUZK_ERR_INVALID_ARGUMENT) {
-        fprintf(stderr, "cuzk-bench pce: gpu: %s (%s)\n", cuzk_strerror(s), cuzk_gpu_last_error());
+        fprintf(stderr, "cuzk-bench pce: %s (%s)\n", err, cuzk_strerror(s));
     }
     fflush(stdout);
     cuzk_gpu_pce_destroy(d);

@@ -19,33 +19,34 @@ static cuzk_status gpu_fixed_mul(void *vctx, int g2, void *out, const cuzk_fr *s
                                  char *err)
 {
     cli_gpu *g = vctx;
-    cuzk_status st = cuzk_gpu_fixed_mul(g->fixed[g2 != 0], out, s, n);
-    if (st != CUZK_OK && err)
-        snprintf(err, CUZK_ERRMSG_LEN, "GPU fixed-base multiplication: %s (%s)",
-                 cuzk_strerror(st), cuzk_gpu_last_error());
-    return st;
+    return cuzk_gpu_fixed_mul(out, g->fixed[g2 != 0], s, n, err);
 }
 
 cli_gpu *cli_gpu_open(int quiet)
 {
+    char err[CUZK_ERRMSG_LEN] = "";
     int count = 0;
-    if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        if (!quiet) fprintf(stderr, "gpu: no CUDA device; using the CPU\n");
+    if (cuzk_gpu_device_count(&count, err) != CUZK_OK || count == 0) {
+        if (!quiet)
+            fprintf(stderr, "gpu: no CUDA device%s%s; using the CPU\n", *err ? ": " : "", err);
         return NULL;
     }
+    /* The multipliers' tables (G1 624 MiB, G2 1.2 GiB) and batch slots come
+     * from the context's pool: 4 GiB covers both. */
+    cuzk_gpu_ctx_opts opts = {0, (size_t)4 << 30, 1};
     cli_gpu *g = calloc(1, sizeof *g);
     cuzk_status st = CUZK_ERR_NO_MEMORY;
-    if (!g || (st = cuzk_gpu_ctx_create(&g->ctx, 0, 0)) != CUZK_OK ||
-        (st = cuzk_gpu_fixed_create(g->ctx, &g->fixed[0], CUZK_GPU_G1, NULL)) != CUZK_OK ||
-        (st = cuzk_gpu_fixed_create(g->ctx, &g->fixed[1], CUZK_GPU_G2, NULL)) != CUZK_OK) {
-        fprintf(stderr, "gpu: device 0 unusable (%s%s%s); using the CPU\n", cuzk_strerror(st),
-                *cuzk_gpu_last_error() ? ": " : "", cuzk_gpu_last_error());
+    if (!g || (st = cuzk_gpu_ctx_create(&g->ctx, &opts, err)) != CUZK_OK ||
+        (st = cuzk_gpu_fixed_create(&g->fixed[0], g->ctx, CUZK_GPU_G1, NULL, err)) != CUZK_OK ||
+        (st = cuzk_gpu_fixed_create(&g->fixed[1], g->ctx, CUZK_GPU_G2, NULL, err)) != CUZK_OK) {
+        fprintf(stderr, "%s (%s); using the CPU\n", *err ? err : "gpu: device 0 unusable",
+                cuzk_strerror(st));
         cli_gpu_close(g);
         return NULL;
     }
     if (!quiet) {
         cuzk_gpu_device_info info;
-        if (cuzk_gpu_get_device_info(0, &info) == CUZK_OK)
+        if (cuzk_gpu_get_device_info(&info, 0, NULL) == CUZK_OK)
             fprintf(stderr, "gpu: device 0, %s\n", info.name);
     }
     return g;

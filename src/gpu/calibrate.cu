@@ -72,32 +72,29 @@ static const char *probe_desc[] = {
     "IMAD.WIDE.U32 + 2 IADD3 beside",
 };
 
+static cuzk_status probe_run(cuzk_gpu_ctx *ctx, int kind, unsigned iters, unsigned grid,
+                             unsigned block, uint32_t *out, float *ms, char *err);
+
 extern "C" cuzk_status cuzk_gpu_imad_probe(cuzk_gpu_ctx *ctx, int kind, unsigned iters,
-                                           double *products_per_s, const char **desc)
+                                           double *products_per_s, const char **desc, char *err)
 {
+    gpu_err_clear(err);
     if (!ctx || !products_per_s || kind < 0 || kind > 4 || iters == 0)
-        return CUZK_ERR_INVALID_ARGUMENT;
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "imad_probe: bad argument");
     if (desc) *desc = probe_desc[kind];
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
     int sms = 0;
-    CUZK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device));
+    CUZK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device));
     const unsigned block = 256, grid = (unsigned)sms * 8; /* 2048 threads per SM */
-    if ((size_t)grid * block * sizeof(uint32_t) > ctx->pool_bytes) return CUZK_ERR_NO_MEMORY;
-    uint32_t *out = (uint32_t *)ctx->pool;
-    void (*kernels[5])(uint32_t *, unsigned, uint32_t) = {
-        imad_probe_kernel<0>, imad_probe_kernel<1>, imad_probe_kernel<2>,
-        imad_probe_kernel<3>, imad_probe_kernel<4>};
+    uint32_t *out = NULL;
     float ms[5];
-    kernels[kind]<<<grid, block, 0, ctx->stream>>>(out, iters, 12345u); /* warm-up */
-    CUZK_CUDA_TRY_LAUNCH();
-    for (int r = 0; r < 5; r++) {
-        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-        kernels[kind]<<<grid, block, 0, ctx->stream>>>(out, iters, 777u + r);
-        CUZK_CUDA_TRY_LAUNCH();
-        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
-        CUZK_CUDA_TRY(cudaEventSynchronize(ctx->ev_stop));
-        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms[r], ctx->ev_start, ctx->ev_stop));
-    }
+    cuzk_status st = gpu_pool_alloc(ctx, &out, (size_t)grid * block * sizeof(uint32_t),
+                                    "imad_probe", err);
+    if (st != CUZK_OK) return st;
+    st = probe_run(ctx, kind, iters, grid, block, out, ms, err);
+    (void)cudaStreamSynchronize(ctx->streams[0]);
+    gpu_pool_free(ctx, out);
+    if (st != CUZK_OK) return st;
     /* median of 5 */
     for (int i = 1; i < 5; i++)
         for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
@@ -105,5 +102,26 @@ extern "C" cuzk_status cuzk_gpu_imad_probe(cuzk_gpu_ctx *ctx, int kind, unsigned
         }
     double products = (double)grid * block * iters * PROBE_UNROLL * PROBE_CHAINS;
     *products_per_s = products / (ms[2] * 1e-3);
+    return CUZK_OK;
+}
+
+/* The warm-up and 5 timed launches on stream 0; ms gets their times. */
+static cuzk_status probe_run(cuzk_gpu_ctx *ctx, int kind, unsigned iters, unsigned grid,
+                             unsigned block, uint32_t *out, float *ms, char *err)
+{
+    cudaStream_t s = ctx->streams[0];
+    void (*kernels[5])(uint32_t *, unsigned, uint32_t) = {
+        imad_probe_kernel<0>, imad_probe_kernel<1>, imad_probe_kernel<2>,
+        imad_probe_kernel<3>, imad_probe_kernel<4>};
+    kernels[kind]<<<grid, block, 0, s>>>(out, iters, 12345u); /* warm-up */
+    CUZK_CUDA_TRY_LAUNCH(err);
+    for (int r = 0; r < 5; r++) {
+        CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_start, s));
+        kernels[kind]<<<grid, block, 0, s>>>(out, iters, 777u + r);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_stop, s));
+        CUZK_CUDA_TRY(err, cudaEventSynchronize(ctx->ev_stop));
+        CUZK_CUDA_TRY(err, cudaEventElapsedTime(&ms[r], ctx->ev_start, ctx->ev_stop));
+    }
     return CUZK_OK;
 }

@@ -1,34 +1,67 @@
-/* cuzk — CUDA devices and contexts (see include/cuzk/gpu.h). */
+/* cuzk — CUDA devices, contexts, streams and the device-memory pool (see
+ * include/cuzk/gpu.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+extern "C" {
+#include "common/errmsg.h"
+}
+
 #include "gpu/gpu_internal.cuh"
 
-static thread_local char last_error[512];
-
-extern "C" const char *cuzk_gpu_last_error(void) { return last_error; }
-
-cuzk_status cuzk_gpu_fail(cudaError_t e, const char *what, const char *file, int line)
+cuzk_status cuzk_gpu_fail(char *err, cudaError_t e, const char *what)
 {
-    snprintf(last_error, sizeof last_error, "%s:%d: %s: %s (%s)", file, line, what,
-             cudaGetErrorString(e), cudaGetErrorName(e));
-    (void)cudaGetLastError(); /* clear a non-sticky error */
+    /* what is the call's text: keep the function's name only. */
+    int len = (int)strcspn(what, "(");
+    cuzk_status st;
     switch (e) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice:
-        return CUZK_ERR_NO_DEVICE;
+        st = CUZK_ERR_NO_DEVICE;
+        break;
     case cudaErrorMemoryAllocation:
-        return CUZK_ERR_NO_MEMORY;
+        st = CUZK_ERR_NO_MEMORY;
+        break;
     default:
-        return CUZK_ERR_CUDA;
+        st = CUZK_ERR_CUDA;
+        break;
     }
+    cuzk_errf(err, st, "gpu: ", "%.*s: %s (%s)", len, what, cudaGetErrorString(e),
+              cudaGetErrorName(e));
+    (void)cudaGetLastError(); /* clear a non-sticky error */
+    return st;
 }
 
-extern "C" cuzk_status cuzk_gpu_device_count(int *count)
+cuzk_status cuzk_gpu_errf(char *err, cuzk_status s, const char *fmt, ...)
 {
-    if (!count) return CUZK_ERR_INVALID_ARGUMENT;
+    if (!err) return s;
+    char msg[CUZK_ERRMSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cuzk_errf(err, s, "gpu: ", "%s", msg);
+}
+
+cudaStream_t gpu_stream(const cuzk_gpu_ctx *ctx, unsigned i, char *err)
+{
+    if (i >= ctx->nstreams) {
+        cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "stream %u of a context of %u streams", i,
+                      ctx->nstreams);
+        return NULL;
+    }
+    return ctx->streams[i];
+}
+
+/* ------------------------------------------------------------- devices -- */
+
+extern "C" cuzk_status cuzk_gpu_device_count(int *count, char *err)
+{
+    gpu_err_clear(err);
+    if (!count) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "device_count: NULL count");
     *count = 0;
     int c = 0;
     cudaError_t e = cudaGetDeviceCount(&c);
@@ -36,53 +69,103 @@ extern "C" cuzk_status cuzk_gpu_device_count(int *count)
         (void)cudaGetLastError();
         return CUZK_OK;
     }
-    CUZK_CUDA_TRY(e);
+    /* Any other failure is a real error on a machine that has a driver:
+     * CUZK_ERR_CUDA, never "no device". */
+    if (e != cudaSuccess) {
+        cuzk_gpu_fail(err, e, "cudaGetDeviceCount");
+        return CUZK_ERR_CUDA;
+    }
     *count = c;
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_get_device_info(int device, cuzk_gpu_device_info *info)
+extern "C" cuzk_status cuzk_gpu_get_device_info(cuzk_gpu_device_info *info, int device,
+                                                char *err)
 {
-    if (!info) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!info) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "device_info: NULL info");
     int count;
-    cuzk_status st = cuzk_gpu_device_count(&count);
+    cuzk_status st = cuzk_gpu_device_count(&count, err);
     if (st != CUZK_OK) return st;
-    if (device < 0 || device >= count) return count ? CUZK_ERR_INVALID_ARGUMENT : CUZK_ERR_NO_DEVICE;
+    if (count == 0) return cuzk_gpu_errf(err, CUZK_ERR_NO_DEVICE, "no CUDA device");
+    if (device < 0 || device >= count)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "device %d of %d", device, count);
     cudaDeviceProp p;
-    CUZK_CUDA_TRY(cudaGetDeviceProperties(&p, device));
+    CUZK_CUDA_TRY(err, cudaGetDeviceProperties(&p, device));
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->cc_major = p.major;
     info->cc_minor = p.minor;
     info->sm_count = p.multiProcessorCount;
     int clock = 0;
-    CUZK_CUDA_TRY(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, device));
+    CUZK_CUDA_TRY(err, cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, device));
     info->clock_khz = clock;
     info->global_mem = p.totalGlobalMem;
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, int device, size_t pool_bytes)
+/* ------------------------------------------------------------ context -- */
+
+extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ctx_opts *opts,
+                                           char *err)
 {
-    if (!out) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!out) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ctx_create: NULL ctx");
+    cuzk_gpu_ctx_opts o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    if (o.streams == 0) o.streams = 1;
+    if (o.streams > CUZK_GPU_MAX_STREAMS)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ctx_create: %u streams (max %d)",
+                             o.streams, CUZK_GPU_MAX_STREAMS);
     int count;
-    cuzk_status st = cuzk_gpu_device_count(&count);
+    cuzk_status st = cuzk_gpu_device_count(&count, err);
     if (st != CUZK_OK) return st;
-    if (count == 0) return CUZK_ERR_NO_DEVICE;
-    if (device < 0 || device >= count) return CUZK_ERR_INVALID_ARGUMENT;
-    if (pool_bytes == 0) pool_bytes = CUZK_GPU_DEFAULT_POOL;
+    if (count == 0) return cuzk_gpu_errf(err, CUZK_ERR_NO_DEVICE, "no CUDA device");
+    if (o.device < 0 || o.device >= count)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "device %d of %d", o.device, count);
+    CUZK_CUDA_TRY(err, cudaSetDevice(o.device));
+    size_t pool = o.pool_bytes;
+    if (pool == 0) {
+        size_t free_b = 0, total_b = 0;
+        CUZK_CUDA_TRY(err, cudaMemGetInfo(&free_b, &total_b));
+        pool = free_b / 8 * 7; /* the rest: CUDA's own (local memory, CUB, ...) */
+    }
+    pool = (pool + 255) & ~(size_t)255;
 
     cuzk_gpu_ctx *ctx = (cuzk_gpu_ctx *)calloc(1, sizeof *ctx);
-    if (!ctx) return CUZK_ERR_NO_MEMORY;
-    ctx->device = device;
-    ctx->pool_bytes = pool_bytes;
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+    if (!ctx) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "ctx_create: host memory");
+    ctx->device = o.device;
+    ctx->nstreams = o.streams;
+    ctx->pool_bytes = pool;
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        free(ctx);
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "ctx_create: mutex");
+    }
+    ctx->streams = (cudaStream_t *)calloc(o.streams + 1, sizeof(cudaStream_t));
+    ctx->order_ev = (cudaEvent_t *)calloc(o.streams, sizeof(cudaEvent_t));
+    if (!ctx->streams || !ctx->order_ev) {
+        cuzk_gpu_ctx_destroy(ctx);
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "ctx_create: host memory");
+    }
+    cudaError_t e = cudaSuccess;
+    for (unsigned i = 0; i <= o.streams && e == cudaSuccess; i++)
+        e = cudaStreamCreateWithFlags(&ctx->streams[i], cudaStreamNonBlocking);
+    for (unsigned i = 0; i < o.streams && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags(&ctx->order_ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess) e = cudaEventCreate(&ctx->ev_start);
     if (e == cudaSuccess) e = cudaEventCreate(&ctx->ev_stop);
-    if (e == cudaSuccess) e = cudaMalloc(&ctx->pool, pool_bytes);
     if (e != cudaSuccess) {
-        st = cuzk_gpu_fail(e, "cuzk_gpu_ctx_create", __FILE__, __LINE__);
+        st = cuzk_gpu_fail(err, e, "ctx_create: streams and events");
+        cuzk_gpu_ctx_destroy(ctx);
+        return st;
+    }
+    e = cudaMalloc((void **)&ctx->pool, pool);
+    if (e != cudaSuccess) {
+        ctx->pool = NULL;
+        st = cuzk_gpu_fail(err, e, "ctx_create: device pool");
+        if (e == cudaErrorMemoryAllocation)
+            cuzk_gpu_errf(err, st, "ctx_create: a device pool of %zu bytes does not fit", pool);
         cuzk_gpu_ctx_destroy(ctx);
         return st;
     }
@@ -90,16 +173,184 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, int device, size_
     return CUZK_OK;
 }
 
+void gpu_ctx_quiesce(cuzk_gpu_ctx *ctx)
+{
+    (void)cudaSetDevice(ctx->device);
+    for (unsigned i = 0; ctx->streams && i <= ctx->nstreams; i++)
+        if (ctx->streams[i]) (void)cudaStreamSynchronize(ctx->streams[i]);
+    (void)cudaGetLastError();
+}
+
 extern "C" void cuzk_gpu_ctx_destroy(cuzk_gpu_ctx *ctx)
 {
     if (!ctx) return;
     /* Errors here cannot be reported; each release is attempted. */
-    (void)cudaSetDevice(ctx->device);
-    if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    gpu_ctx_quiesce(ctx);
     if (ctx->pool) (void)cudaFree(ctx->pool);
     if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
     if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);
-    if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
+    for (unsigned i = 0; ctx->order_ev && i < ctx->nstreams; i++)
+        if (ctx->order_ev[i]) (void)cudaEventDestroy(ctx->order_ev[i]);
+    for (unsigned i = 0; ctx->streams && i <= ctx->nstreams; i++)
+        if (ctx->streams[i]) (void)cudaStreamDestroy(ctx->streams[i]);
     (void)cudaGetLastError();
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx->blocks);
+    free(ctx->order_ev);
+    free(ctx->streams);
     free(ctx);
+}
+
+extern "C" unsigned cuzk_gpu_ctx_streams(const cuzk_gpu_ctx *ctx)
+{
+    return ctx ? ctx->nstreams : 0;
+}
+
+extern "C" void cuzk_gpu_ctx_pool(const cuzk_gpu_ctx *ctx, size_t *total, size_t *used)
+{
+    size_t t = 0, u = 0;
+    if (ctx) {
+        pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
+        t = ctx->pool_bytes;
+        u = ctx->pool_used;
+        pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
+    }
+    if (total) *total = t;
+    if (used) *used = u;
+}
+
+/* ------------------------------------------------------------- streams -- */
+
+extern "C" cuzk_status cuzk_gpu_stream_wait(cuzk_gpu_ctx *ctx, unsigned stream, char *err)
+{
+    gpu_err_clear(err);
+    if (!ctx) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "stream_wait: NULL ctx");
+    cudaStream_t s = gpu_stream(ctx, stream, err);
+    if (!s) return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_stream_order(cuzk_gpu_ctx *ctx, unsigned later, unsigned earlier,
+                                             char *err)
+{
+    gpu_err_clear(err);
+    if (!ctx) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "stream_order: NULL ctx");
+    cudaStream_t sl = gpu_stream(ctx, later, err), se = gpu_stream(ctx, earlier, err);
+    if (!sl || !se) return CUZK_ERR_INVALID_ARGUMENT;
+    if (later == earlier) return CUZK_OK;
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    /* The wait takes the event's state now, so the event may be recorded
+     * again right after. */
+    CUZK_CUDA_TRY(err, cudaEventRecord(ctx->order_ev[earlier], se));
+    CUZK_CUDA_TRY(err, cudaStreamWaitEvent(sl, ctx->order_ev[earlier], 0));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_memcpy(cuzk_gpu_ctx *ctx, unsigned stream, void *dst,
+                                       const void *src, size_t bytes, char *err)
+{
+    gpu_err_clear(err);
+    if (!ctx || (bytes && (!dst || !src)))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "memcpy: NULL argument");
+    cudaStream_t s = gpu_stream(ctx, stream, err);
+    if (!s) return CUZK_ERR_INVALID_ARGUMENT;
+    if (bytes == 0) return CUZK_OK;
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    return CUZK_OK;
+}
+
+/* ---------------------------------------------------------------- pool -- */
+
+cuzk_status gpu_pool_alloc(cuzk_gpu_ctx *ctx, void *p, size_t bytes, const char *what,
+                           char *err)
+{
+    void **out = (void **)p;
+    *out = NULL;
+    bytes = (bytes + 255) & ~(size_t)255;
+    if (bytes == 0) bytes = 256;
+    pthread_mutex_lock(&ctx->lock);
+    /* First fit: the gap before each block, then the one after the last. */
+    size_t at = 0, i = 0;
+    for (; i < ctx->nblocks; i++) {
+        if (ctx->blocks[i].off - at >= bytes) break;
+        at = ctx->blocks[i].off + ctx->blocks[i].size;
+    }
+    int fits = i < ctx->nblocks || (at <= ctx->pool_bytes && ctx->pool_bytes - at >= bytes);
+    if (fits && ctx->nblocks == ctx->cap_blocks) {
+        size_t cap = ctx->cap_blocks ? 2 * ctx->cap_blocks : 16;
+        gpu_pool_block *nb =
+            (gpu_pool_block *)realloc(ctx->blocks, cap * sizeof(gpu_pool_block));
+        if (!nb) {
+            pthread_mutex_unlock(&ctx->lock);
+            return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "%s: host memory", what);
+        }
+        ctx->blocks = nb;
+        ctx->cap_blocks = cap;
+    }
+    if (!fits) {
+        size_t total = ctx->pool_bytes, used = ctx->pool_used;
+        pthread_mutex_unlock(&ctx->lock);
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY,
+                             "%s: %zu bytes do not fit the device pool (%zu of %zu bytes in use)",
+                             what, bytes, used, total);
+    }
+    memmove(&ctx->blocks[i + 1], &ctx->blocks[i], (ctx->nblocks - i) * sizeof(gpu_pool_block));
+    ctx->blocks[i].off = at;
+    ctx->blocks[i].size = bytes;
+    ctx->nblocks++;
+    ctx->pool_used += bytes;
+    pthread_mutex_unlock(&ctx->lock);
+    *out = ctx->pool + at;
+    return CUZK_OK;
+}
+
+void gpu_pool_free(cuzk_gpu_ctx *ctx, void *p)
+{
+    if (!p) return;
+    size_t off = (size_t)((char *)p - ctx->pool);
+    pthread_mutex_lock(&ctx->lock);
+    for (size_t i = 0; i < ctx->nblocks; i++)
+        if (ctx->blocks[i].off == off) {
+            ctx->pool_used -= ctx->blocks[i].size;
+            memmove(&ctx->blocks[i], &ctx->blocks[i + 1],
+                    (ctx->nblocks - i - 1) * sizeof(gpu_pool_block));
+            ctx->nblocks--;
+            break;
+        }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+extern "C" cuzk_status cuzk_gpu_buf_alloc(void **ptr, cuzk_gpu_ctx *ctx, size_t bytes, char *err)
+{
+    gpu_err_clear(err);
+    if (!ptr || !ctx || bytes == 0)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "buf_alloc: bad argument");
+    return gpu_pool_alloc(ctx, ptr, bytes, "buf_alloc", err);
+}
+
+extern "C" void cuzk_gpu_buf_free(cuzk_gpu_ctx *ctx, void *ptr)
+{
+    if (!ctx || !ptr) return;
+    gpu_ctx_quiesce(ctx);
+    gpu_pool_free(ctx, ptr);
+}
+
+/* ------------------------------------------------------- pinned memory -- */
+
+extern "C" cuzk_status cuzk_gpu_host_alloc(void **ptr, size_t bytes, char *err)
+{
+    gpu_err_clear(err);
+    if (!ptr || bytes == 0)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "host_alloc: bad argument");
+    CUZK_CUDA_TRY(err, cudaMallocHost(ptr, bytes));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_host_free(void *ptr)
+{
+    if (ptr) (void)cudaFreeHost(ptr);
+    (void)cudaGetLastError();
 }

@@ -32,65 +32,91 @@ __global__ void ff_batch_kernel(uint4 *r, const uint4 *a, const uint4 *b, size_t
 
 template <class F, int OP>
 static cuzk_status launch_batch(cudaStream_t s, uint4 *r, const uint4 *a, const uint4 *b,
-                                size_t n)
+                                size_t n, char *err)
 {
     const unsigned block = 128;
     unsigned grid = (unsigned)((n + block - 1) / block);
     ff_batch_kernel<F, OP><<<grid, block, 0, s>>>(r, a, b, n);
-    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY_LAUNCH(err);
     return CUZK_OK;
 }
 
+/* Chunk of the batch functions: 64 MiB per region at most (a quarter of
+ * the pool at most). */
+#define FF_BATCH_CHUNK_BYTES ((size_t)64 << 20)
+
+template <class F>
+static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void *a,
+                                const void *b, size_t n, uint4 *da, size_t chunk, char *err);
+
 template <class F>
 static cuzk_status batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void *a,
-                         const void *b, size_t n)
+                         const void *b, size_t n, char *err)
+{
+    constexpr size_t elem = F::N * 4;
+    gpu_err_clear(err);
+    int needs_b = op == CUZK_GPU_OP_MUL || op == CUZK_GPU_OP_ADD || op == CUZK_GPU_OP_SUB;
+    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_NEG)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "field batch: bad argument");
+    if (n == 0) return CUZK_OK;
+    /* Three regions of `chunk` elements from the pool: a, b, r. */
+    size_t cb = ctx->pool_bytes / 4 < FF_BATCH_CHUNK_BYTES ? ctx->pool_bytes / 4
+                                                           : FF_BATCH_CHUNK_BYTES;
+    size_t chunk = cb / elem & ~(size_t)63; /* regions stay 16-byte aligned */
+    if (chunk > ((n + 63) & ~(size_t)63)) chunk = (n + 63) & ~(size_t)63;
+    if (chunk == 0) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "field batch: pool too small");
+    uint4 *da = NULL;
+    cuzk_status st = gpu_pool_alloc(ctx, &da, 3 * chunk * elem, "field batch", err);
+    if (st != CUZK_OK) return st;
+    st = batch_chunks<F>(ctx, op, r, a, b, n, da, chunk, err);
+    if (st != CUZK_OK) (void)cudaStreamSynchronize(ctx->streams[0]);
+    gpu_pool_free(ctx, da);
+    return st;
+}
+
+template <class F>
+static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void *a,
+                                const void *b, size_t n, uint4 *da, size_t chunk, char *err)
 {
     constexpr size_t elem = F::N * 4;
     int needs_b = op == CUZK_GPU_OP_MUL || op == CUZK_GPU_OP_ADD || op == CUZK_GPU_OP_SUB;
-    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_NEG)
-        return CUZK_ERR_INVALID_ARGUMENT;
-    if (n == 0) return CUZK_OK;
-    /* Three regions of `chunk` elements in the pool: a, b, r. */
-    size_t chunk = ctx->pool_bytes / (3 * elem);
-    chunk &= ~(size_t)63; /* keep regions 16-byte aligned (any multiple of 16 B) */
-    if (chunk == 0) return CUZK_ERR_NO_MEMORY;
-    uint4 *da = (uint4 *)ctx->pool;
     uint4 *db = da + chunk * FfVec<F>::V;
     uint4 *dr = db + chunk * FfVec<F>::V;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    cudaStream_t s = ctx->streams[0];
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
     for (size_t off = 0; off < n; off += chunk) {
         size_t m = n - off < chunk ? n - off : chunk;
-        CUZK_CUDA_TRY(cudaMemcpyAsync(da, (const char *)a + off * elem, m * elem,
-                                      cudaMemcpyHostToDevice, ctx->stream));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(da, (const char *)a + off * elem, m * elem,
+                                           cudaMemcpyHostToDevice, s));
         if (needs_b)
-            CUZK_CUDA_TRY(cudaMemcpyAsync(db, (const char *)b + off * elem, m * elem,
-                                          cudaMemcpyHostToDevice, ctx->stream));
+            CUZK_CUDA_TRY(err, cudaMemcpyAsync(db, (const char *)b + off * elem, m * elem,
+                                               cudaMemcpyHostToDevice, s));
         cuzk_status st;
         switch (op) {
-        case CUZK_GPU_OP_MUL: st = launch_batch<F, CUZK_GPU_OP_MUL>(ctx->stream, dr, da, db, m); break;
-        case CUZK_GPU_OP_SQR: st = launch_batch<F, CUZK_GPU_OP_SQR>(ctx->stream, dr, da, db, m); break;
-        case CUZK_GPU_OP_ADD: st = launch_batch<F, CUZK_GPU_OP_ADD>(ctx->stream, dr, da, db, m); break;
-        case CUZK_GPU_OP_SUB: st = launch_batch<F, CUZK_GPU_OP_SUB>(ctx->stream, dr, da, db, m); break;
-        default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(ctx->stream, dr, da, db, m); break;
+        case CUZK_GPU_OP_MUL: st = launch_batch<F, CUZK_GPU_OP_MUL>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_SQR: st = launch_batch<F, CUZK_GPU_OP_SQR>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_ADD: st = launch_batch<F, CUZK_GPU_OP_ADD>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_SUB: st = launch_batch<F, CUZK_GPU_OP_SUB>(s, dr, da, db, m, err); break;
+        default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(s, dr, da, db, m, err); break;
         }
         if (st != CUZK_OK) return st;
-        CUZK_CUDA_TRY(cudaMemcpyAsync((char *)r + off * elem, dr, m * elem,
-                                      cudaMemcpyDeviceToHost, ctx->stream));
-        CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync((char *)r + off * elem, dr, m * elem,
+                                           cudaMemcpyDeviceToHost, s));
+        CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
     }
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_fr_batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, cuzk_fr *r,
-                                         const cuzk_fr *a, const cuzk_fr *b, size_t n)
+extern "C" cuzk_status cuzk_gpu_fr_batch(cuzk_fr *r, cuzk_gpu_ctx *ctx, cuzk_gpu_op op,
+                                         const cuzk_fr *a, const cuzk_fr *b, size_t n, char *err)
 {
-    return batch<FfFr>(ctx, op, r, a, b, n);
+    return batch<FfFr>(ctx, op, r, a, b, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_fp_batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, cuzk_fp *r,
-                                         const cuzk_fp *a, const cuzk_fp *b, size_t n)
+extern "C" cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu_op op,
+                                         const cuzk_fp *a, const cuzk_fp *b, size_t n, char *err)
 {
-    return batch<FfFp>(ctx, op, r, a, b, n);
+    return batch<FfFp>(ctx, op, r, a, b, n, err);
 }
 
 /* -------------------------------------------------- throughput kernel -- */
@@ -126,16 +152,16 @@ __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
 template <class F, int OP, int ILP, int VAR>
 static cuzk_status throughput(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                               unsigned iters, unsigned block, unsigned reps, float *ms,
-                              void *out, cuzk_gpu_kernel_info *info)
+                              void *out, cuzk_gpu_kernel_info *info, uint4 *mem, char *err)
 {
     constexpr int V = FfVec<F>::V;
     constexpr size_t elem = F::N * 4;
     auto kernel = ff_throughput_kernel<F, OP, ILP, VAR>;
     if (info) {
         cudaFuncAttributes fa;
-        CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel));
+        CUZK_CUDA_TRY(err, cudaFuncGetAttributes(&fa, kernel));
         int bps = 0;
-        CUZK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kernel, (int)block, 0));
+        CUZK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, kernel, (int)block, 0));
         info->regs = fa.numRegs;
         info->local_bytes = (int)fa.localSizeBytes;
         info->blocks_per_sm = bps;
@@ -143,37 +169,38 @@ static cuzk_status throughput(cuzk_gpu_ctx *ctx, const void *a, const void *b, s
         info->ilp = ILP;
         info->variant = VAR;
     }
-    uint4 *da = (uint4 *)ctx->pool;
+    uint4 *da = mem;
     uint4 *db = da + n * V;
     uint4 *dx = db + n * V;
-    CUZK_CUDA_TRY(cudaMemcpyAsync(da, a, n * elem, cudaMemcpyHostToDevice, ctx->stream));
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(da, a, n * elem, cudaMemcpyHostToDevice, ctx->streams[0]));
     if (OP == CUZK_GPU_OP_MUL)
-        CUZK_CUDA_TRY(cudaMemcpyAsync(db, b, n * elem, cudaMemcpyHostToDevice, ctx->stream));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(db, b, n * elem, cudaMemcpyHostToDevice, ctx->streams[0]));
     size_t nthreads = n / ILP;
     unsigned grid = (unsigned)((nthreads + block - 1) / block);
-    kernel<<<grid, block, 0, ctx->stream>>>(dx, da, db, nthreads, iters); /* warm-up */
-    CUZK_CUDA_TRY_LAUNCH();
+    kernel<<<grid, block, 0, ctx->streams[0]>>>(dx, da, db, nthreads, iters); /* warm-up */
+    CUZK_CUDA_TRY_LAUNCH(err);
     for (unsigned k = 0; k < reps; k++) {
-        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-        kernel<<<grid, block, 0, ctx->stream>>>(dx, da, db, nthreads, iters);
-        CUZK_CUDA_TRY_LAUNCH();
-        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
-        CUZK_CUDA_TRY(cudaEventSynchronize(ctx->ev_stop));
-        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms[k], ctx->ev_start, ctx->ev_stop));
+        CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_start, ctx->streams[0]));
+        kernel<<<grid, block, 0, ctx->streams[0]>>>(dx, da, db, nthreads, iters);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_stop, ctx->streams[0]));
+        CUZK_CUDA_TRY(err, cudaEventSynchronize(ctx->ev_stop));
+        CUZK_CUDA_TRY(err, cudaEventElapsedTime(&ms[k], ctx->ev_start, ctx->ev_stop));
     }
     if (out)
-        CUZK_CUDA_TRY(cudaMemcpyAsync(out, dx, n * elem, cudaMemcpyDeviceToHost, ctx->stream));
-    CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(out, dx, n * elem, cudaMemcpyDeviceToHost, ctx->streams[0]));
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(ctx->streams[0]));
     return CUZK_OK;
 }
 
 template <class F, int OP, int VAR>
 static cuzk_status throughput_ilp(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned reps,
-                                  float *ms, void *out, cuzk_gpu_kernel_info *info)
+                                  float *ms, void *out, cuzk_gpu_kernel_info *info, uint4 *mem,
+                                  char *err)
 {
-    if (ilp == 2) return throughput<F, OP, 2, VAR>(ctx, a, b, n, iters, block, reps, ms, out, info);
-    return throughput<F, OP, 1, VAR>(ctx, a, b, n, iters, block, reps, ms, out, info);
+    if (ilp == 2) return throughput<F, OP, 2, VAR>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    return throughput<F, OP, 1, VAR>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
 }
 
 /* Variants (cuzk_gpu_bench_cfg.variant): 0 the library's field and code;
@@ -184,43 +211,57 @@ template <template <int> class FT, class LIB, int OP>
 static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned var,
                                   unsigned reps, float *ms, void *out,
-                                  cuzk_gpu_kernel_info *info)
+                                  cuzk_gpu_kernel_info *info, uint4 *mem, char *err)
 {
     switch (var) {
-    case 0: return throughput_ilp<LIB, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info);
-    case 1: return throughput_ilp<LIB, OP, 1>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info);
-    case 2: return throughput_ilp<FT<FF_CONST_IMM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info);
-    case 3: return throughput_ilp<FT<FF_CONST_M0>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info);
-    default: return throughput_ilp<FT<FF_CONST_MEM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info);
+    case 0: return throughput_ilp<LIB, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 1: return throughput_ilp<LIB, OP, 1>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 2: return throughput_ilp<FT<FF_CONST_IMM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 3: return throughput_ilp<FT<FF_CONST_M0>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    default: return throughput_ilp<FT<FF_CONST_MEM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     }
+}
+
+static cuzk_status throughput_field(cuzk_gpu_ctx *ctx, cuzk_gpu_field field, cuzk_gpu_op op,
+                                    const void *a, const void *b, size_t n, unsigned iters,
+                                    unsigned block, unsigned ilp, unsigned var, unsigned reps,
+                                    float *ms, void *out, cuzk_gpu_kernel_info *info, uint4 *mem,
+                                    char *err)
+{
+    if (field == CUZK_GPU_FR) {
+        if (op == CUZK_GPU_OP_MUL)
+            return throughput_var<FfFrT, FfFr, CUZK_GPU_OP_MUL>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info, mem, err);
+        return throughput_var<FfFrT, FfFr, CUZK_GPU_OP_SQR>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info, mem, err);
+    }
+    if (op == CUZK_GPU_OP_MUL)
+        return throughput_var<FfFpT, FfFp, CUZK_GPU_OP_MUL>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info, mem, err);
+    return throughput_var<FfFpT, FfFp, CUZK_GPU_OP_SQR>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info, mem, err);
 }
 
 extern "C" cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field field,
                                               cuzk_gpu_op op, const void *a, const void *b,
                                               size_t n, unsigned iters, cuzk_gpu_bench_cfg cfg,
                                               unsigned reps, float *ms, void *out,
-                                              cuzk_gpu_kernel_info *info)
+                                              cuzk_gpu_kernel_info *info, char *err)
 {
+    gpu_err_clear(err);
     unsigned block = cfg.block ? cfg.block : 256;
     unsigned ilp = cfg.ilp ? cfg.ilp : 1;
-    if (!ctx || !a || !ms || n == 0 || reps == 0 || (op == CUZK_GPU_OP_MUL && !b))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    if (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) return CUZK_ERR_INVALID_ARGUMENT;
-    if (field != CUZK_GPU_FR && field != CUZK_GPU_FP) return CUZK_ERR_INVALID_ARGUMENT;
-    if ((ilp != 1 && ilp != 2) || cfg.variant > 4 || n % ilp || block == 0 || block > 1024 ||
-        block % 32)
-        return CUZK_ERR_INVALID_ARGUMENT;
+    if (!ctx || !a || !ms || n == 0 || reps == 0 || (op == CUZK_GPU_OP_MUL && !b) ||
+        (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) ||
+        (field != CUZK_GPU_FR && field != CUZK_GPU_FP) || (ilp != 1 && ilp != 2) ||
+        cfg.variant > 4 || n % ilp || block == 0 || block > 1024 || block % 32)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: bad argument");
     size_t elem = field == CUZK_GPU_FR ? CUZK_FR_BYTES : CUZK_FP_BYTES;
-    if (n > ctx->pool_bytes / (3 * elem)) return CUZK_ERR_NO_MEMORY;
-    if ((n / ilp + block - 1) / block > 0x7fffffff) return CUZK_ERR_INVALID_ARGUMENT;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
-    unsigned var = cfg.variant;
-    if (field == CUZK_GPU_FR) {
-        if (op == CUZK_GPU_OP_MUL)
-            return throughput_var<FfFrT, FfFr, CUZK_GPU_OP_MUL>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info);
-        return throughput_var<FfFrT, FfFr, CUZK_GPU_OP_SQR>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info);
-    }
-    if (op == CUZK_GPU_OP_MUL)
-        return throughput_var<FfFpT, FfFp, CUZK_GPU_OP_MUL>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info);
-    return throughput_var<FfFpT, FfFp, CUZK_GPU_OP_SQR>(ctx, a, b, n, iters, block, ilp, var, reps, ms, out, info);
+    if ((n / ilp + block - 1) / block > 0x7fffffff)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: n too large");
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    uint4 *mem = NULL;
+    cuzk_status st = gpu_pool_alloc(ctx, &mem, 3 * n * elem, "ff_throughput", err);
+    if (st != CUZK_OK) return st;
+    st = throughput_field(ctx, field, op, a, b, n, iters, block, ilp, cfg.variant, reps, ms, out,
+                          info, mem, err);
+    (void)cudaStreamSynchronize(ctx->streams[0]);
+    gpu_pool_free(ctx, mem);
+    return st;
 }

@@ -98,11 +98,11 @@ struct cuzk_gpu_fixed {
     size_t batch;                 /* points per device batch */
     size_t tfull;                 /* threads of one full wave of the kernel */
     int regs, local_bytes, blocks_per_sm;
-    void *dmem;                   /* one device allocation: the arrays below */
+    void *dmem;                   /* one pool allocation: the arrays below */
     size_t dmem_bytes, table_bytes;
     uint4 *table;                 /* nwin 2^(w-1) affine points */
     uint4 *d_scal[2], *d_out[2], *d_scr[2]; /* per slot: batch scalars, points, 3 elements */
-    void *hmem;                   /* pinned staging, made on first need */
+    void *hmem;                   /* pinned staging for pageable arrays, owned */
     void *h_scal[2], *h_out[2];
     cudaStream_t st[2];           /* slot s's copies and kernel */
     cudaEvent_t ev_first;         /* before the first kernel of a call */
@@ -119,7 +119,7 @@ extern "C" void cuzk_gpu_fixed_destroy(cuzk_gpu_fixed *f)
     (void)cudaSetDevice(f->ctx->device);
     for (int s = 0; s < 2; s++)
         if (f->st[s]) (void)cudaStreamSynchronize(f->st[s]);
-    if (f->dmem) (void)cudaFree(f->dmem);
+    gpu_pool_free(f->ctx, f->dmem);
     if (f->hmem) (void)cudaFreeHost(f->hmem);
     if (f->ev_first) (void)cudaEventDestroy(f->ev_first);
     for (int s = 0; s < 2; s++) {
@@ -132,26 +132,26 @@ extern "C" void cuzk_gpu_fixed_destroy(cuzk_gpu_fixed *f)
 
 /* Launches the kernel on slot's stream for a.n points (a.T, a.K set here). */
 template <class F>
-static cuzk_status fixed_launch(cuzk_gpu_fixed *f, int slot, fixed_args a)
+static cuzk_status fixed_launch(cuzk_gpu_fixed *f, int slot, fixed_args a, char *err)
 {
     fixed_shape(a.n, f->tfull, &a.T, &a.K);
     fixed_kernel<F><<<(unsigned)(a.T / FIXED_BLOCK), FIXED_BLOCK, 0, f->st[slot]>>>(a);
-    CUZK_CUDA_TRY_LAUNCH();
+    CUZK_CUDA_TRY_LAUNCH(err);
     return CUZK_OK;
 }
 
 /* The kernel's resources, and the threads of one full wave. */
 template <class F>
-static cuzk_status fixed_occupancy(cuzk_gpu_fixed *f)
+static cuzk_status fixed_occupancy(cuzk_gpu_fixed *f, char *err)
 {
     cudaFuncAttributes fa;
-    CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, fixed_kernel<F>));
+    CUZK_CUDA_TRY(err, cudaFuncGetAttributes(&fa, fixed_kernel<F>));
     int bpsm = 0, sms = 0;
-    CUZK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpsm, fixed_kernel<F>,
-                                                                FIXED_BLOCK, 0));
-    CUZK_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, f->ctx->device));
-    if (bpsm < 1 || sms < 1) return cuzk_gpu_fail(cudaErrorInvalidConfiguration,
-                                                  "fixed kernel occupancy", __FILE__, __LINE__);
+    CUZK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bpsm, fixed_kernel<F>,
+                                                                     FIXED_BLOCK, 0));
+    CUZK_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, f->ctx->device));
+    if (bpsm < 1 || sms < 1)
+        return cuzk_gpu_fail(err, cudaErrorInvalidConfiguration, "fixed kernel occupancy");
     f->regs = fa.numRegs;
     f->local_bytes = (int)fa.localSizeBytes;
     f->blocks_per_sm = bpsm;
@@ -163,7 +163,7 @@ static cuzk_status fixed_occupancy(cuzk_gpu_fixed *f)
  * slot 0's scalar buffer, then the kernel computes the entries
  * d 2^(w k) base in batches straight into the table. Synchronous. */
 template <class F>
-static cuzk_status fixed_make_table(cuzk_gpu_fixed *f, const void *base)
+static cuzk_status fixed_make_table(cuzk_gpu_fixed *f, const void *base, char *err)
 {
     typedef typename fixed_cpu<F>::aff aff;
     const size_t nboot = (size_t)FIXED_BOOT_NWIN * FIXED_BOOT_HALF;
@@ -174,15 +174,18 @@ static cuzk_status fixed_make_table(cuzk_gpu_fixed *f, const void *base)
                                            FIXED_BOOT_NWIN) != 0) {
         free(boot);
         free(ck);
-        return CUZK_ERR_NO_MEMORY;
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "fixed_create: host memory");
     }
     fixed_window_consts(ck, f->w, f->nwin);
     char *dst = (char *)f->d_scal[0];
-    cudaError_t e = cudaMemcpy(dst, boot, nboot * sizeof(aff), cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaMemcpy(dst + boot_bytes, ck, ck_bytes, cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpyAsync(dst, boot, nboot * sizeof(aff), cudaMemcpyHostToDevice,
+                                    f->st[0]);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dst + boot_bytes, ck, ck_bytes, cudaMemcpyHostToDevice, f->st[0]);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(f->st[0]);
     free(boot);
     free(ck);
-    if (e != cudaSuccess) return cuzk_gpu_fail(e, "fixed table upload", __FILE__, __LINE__);
+    if (e != cudaSuccess) return cuzk_gpu_fail(err, e, "fixed table upload");
 
     size_t total = (size_t)f->nwin << (f->w - 1);
     constexpr int A4 = ec_aff<F>::U4;
@@ -190,46 +193,49 @@ static cuzk_status fixed_make_table(cuzk_gpu_fixed *f, const void *base)
         fixed_args a = fixed_gen_args((const uint4 *)dst, (const uint4 *)(dst + boot_bytes), f->w,
                                       off, total - off < f->batch ? total - off : f->batch,
                                       f->table + off * A4, f->d_scr[0]);
-        cuzk_status st = fixed_launch<F>(f, 0, a);
+        cuzk_status st = fixed_launch<F>(f, 0, a, err);
         if (st != CUZK_OK) return st;
     }
-    CUZK_CUDA_TRY(cudaStreamSynchronize(f->st[0]));
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(f->st[0]));
     return CUZK_OK;
 }
 
 /* The base, checked; NULL gives the group's generator. */
-static cuzk_status fixed_base(cuzk_gpu_group grp, const void *base, const void **out)
+static cuzk_status fixed_base(cuzk_gpu_group grp, const void *base, const void **out, char *err)
 {
     if (grp == CUZK_GPU_G1) {
         const cuzk_g1_affine *p = base ? (const cuzk_g1_affine *)base : &CUZK_G1_GENERATOR;
         if (cuzk_g1_affine_is_inf(p) || !cuzk_g1_affine_on_curve(p) ||
             !cuzk_g1_affine_in_subgroup(p))
-            return CUZK_ERR_INVALID_ARGUMENT;
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_create: bad G1 base");
         *out = p;
     } else {
         const cuzk_g2_affine *p = base ? (const cuzk_g2_affine *)base : &CUZK_G2_GENERATOR;
         if (cuzk_g2_affine_is_inf(p) || !cuzk_g2_affine_on_curve(p) ||
             !cuzk_g2_affine_in_subgroup(p))
-            return CUZK_ERR_INVALID_ARGUMENT;
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_create: bad G2 base");
         *out = p;
     }
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_ctx *ctx, cuzk_gpu_fixed **out,
+extern "C" cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_fixed **out, cuzk_gpu_ctx *ctx,
                                                     cuzk_gpu_group grp, const void *base,
-                                                    unsigned w)
+                                                    unsigned w, char *err)
 {
-    if (!ctx || !out || (grp != CUZK_GPU_G1 && grp != CUZK_GPU_G2)) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!ctx || !out || (grp != CUZK_GPU_G1 && grp != CUZK_GPU_G2))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_create: bad argument");
     if (w == 0) w = CUZK_GPU_FIXED_WINDOW;
-    if (w < 2 || w > 22) return CUZK_ERR_INVALID_ARGUMENT;
+    if (w < 2 || w > 22)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_create: window %u", w);
     const void *b = NULL;
-    cuzk_status st = fixed_base(grp, base, &b);
+    cuzk_status st = fixed_base(grp, base, &b, err);
     if (st != CUZK_OK) return st;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     cuzk_gpu_fixed *f = (cuzk_gpu_fixed *)calloc(1, sizeof *f);
-    if (!f) return CUZK_ERR_NO_MEMORY;
+    if (!f) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "fixed_create: host memory");
     f->ctx = ctx;
     f->grp = grp;
     f->w = w;
@@ -248,9 +254,21 @@ extern "C" cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_ctx *ctx, cuzk_gpu_
     size_t sz_scal = align256(f->batch * sizeof(cuzk_fr)), sz_out = align256(f->batch * f->aff_bytes);
     size_t sz_scr = align256(f->batch * 3 * f->elem_bytes);
     f->dmem_bytes = align256(f->table_bytes) + 2 * (sz_scal + sz_out + sz_scr);
-    if (e == cudaSuccess) e = cudaMalloc(&f->dmem, f->dmem_bytes);
+    size_t si = align256(f->batch * sizeof(cuzk_fr)), so = align256(f->batch * f->aff_bytes);
+    if (e == cudaSuccess) e = cudaMallocHost(&f->hmem, 2 * (si + so));
     if (e != cudaSuccess) {
-        st = cuzk_gpu_fail(e, "fixed-base allocation", __FILE__, __LINE__);
+        f->hmem = NULL;
+        st = cuzk_gpu_fail(err, e, "fixed_create: streams and staging");
+        cuzk_gpu_fixed_destroy(f);
+        return st;
+    }
+    char *h = (char *)f->hmem;
+    for (int k = 0; k < 2; k++) {
+        f->h_scal[k] = h;
+        f->h_out[k] = h + si;
+        h += si + so;
+    }
+    if ((st = gpu_pool_alloc(ctx, &f->dmem, f->dmem_bytes, "fixed_create", err)) != CUZK_OK) {
         cuzk_gpu_fixed_destroy(f);
         return st;
     }
@@ -263,8 +281,9 @@ extern "C" cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_ctx *ctx, cuzk_gpu_
         f->d_scr[s] = (uint4 *)(p + sz_scal + sz_out);
         p += sz_scal + sz_out + sz_scr;
     }
-    st = g1 ? fixed_occupancy<EcFp>(f) : fixed_occupancy<EcFp2>(f);
-    if (st == CUZK_OK) st = g1 ? fixed_make_table<EcFp>(f, b) : fixed_make_table<EcFp2>(f, b);
+    st = g1 ? fixed_occupancy<EcFp>(f, err) : fixed_occupancy<EcFp2>(f, err);
+    if (st == CUZK_OK)
+        st = g1 ? fixed_make_table<EcFp>(f, b, err) : fixed_make_table<EcFp2>(f, b, err);
     if (st != CUZK_OK) {
         cuzk_gpu_fixed_destroy(f);
         return st;
@@ -273,10 +292,10 @@ extern "C" cuzk_status cuzk_gpu_fixed_create_window(cuzk_gpu_ctx *ctx, cuzk_gpu_
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_fixed_create(cuzk_gpu_ctx *ctx, cuzk_gpu_fixed **f,
-                                             cuzk_gpu_group grp, const void *base)
+extern "C" cuzk_status cuzk_gpu_fixed_create(cuzk_gpu_fixed **f, cuzk_gpu_ctx *ctx,
+                                             cuzk_gpu_group grp, const void *base, char *err)
 {
-    return cuzk_gpu_fixed_create_window(ctx, f, grp, base, 0);
+    return cuzk_gpu_fixed_create_window(f, ctx, grp, base, 0, err);
 }
 
 /* ------------------------------------------------------- multiplication -- */
@@ -309,10 +328,10 @@ static void par_memcpy(void *dst, const void *src, size_t bytes)
 
 /* 1 if p is pageable host memory (copied through the pinned staging
  * buffers); 0 for pinned host memory (copied directly). */
-static cuzk_status is_pageable(const void *p, int *pageable)
+static cuzk_status is_pageable(const void *p, int *pageable, char *err)
 {
     cudaPointerAttributes pa;
-    CUZK_CUDA_TRY(cudaPointerGetAttributes(&pa, p));
+    CUZK_CUDA_TRY(err, cudaPointerGetAttributes(&pa, p));
     *pageable = pa.type == cudaMemoryTypeUnregistered;
     return CUZK_OK;
 }
@@ -327,7 +346,7 @@ static cuzk_status is_pageable(const void *p, int *pageable)
  * other slot's kernel still holds). */
 template <class F>
 static cuzk_status fixed_run(cuzk_gpu_fixed *f, char *out, const char *s, size_t n,
-                             int stage_in, int stage_out)
+                             int stage_in, int stage_out, char *err)
 {
     size_t off[2] = {0, 0}, cnt[2] = {0, 0};
     int busy[2] = {0, 0};
@@ -336,9 +355,9 @@ static cuzk_status fixed_run(cuzk_gpu_fixed *f, char *out, const char *s, size_t
     for (size_t b = 0; b < nb + 2; b++) {
         int slot = (int)(b & 1);
         if (busy[slot]) {
-            CUZK_CUDA_TRY(cudaStreamSynchronize(f->st[slot]));
+            CUZK_CUDA_TRY(err, cudaStreamSynchronize(f->st[slot]));
             float ms = 0;
-            CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, f->ev_first, f->ev_end[slot]));
+            CUZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, f->ev_first, f->ev_end[slot]));
             if (ms > f->device_ms) f->device_ms = ms;
             if (stage_out) par_memcpy(out + off[slot] * A, f->h_out[slot], cnt[slot] * A);
             busy[slot] = 0;
@@ -351,8 +370,8 @@ static cuzk_status fixed_run(cuzk_gpu_fixed *f, char *out, const char *s, size_t
             src = f->h_scal[slot];
         }
         cudaStream_t st = f->st[slot];
-        CUZK_CUDA_TRY(cudaMemcpyAsync(f->d_scal[slot], src, m * S, cudaMemcpyDefault, st));
-        if (b == 0) CUZK_CUDA_TRY(cudaEventRecord(f->ev_first, st));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(f->d_scal[slot], src, m * S, cudaMemcpyDefault, st));
+        if (b == 0) CUZK_CUDA_TRY(err, cudaEventRecord(f->ev_first, st));
         fixed_args a;
         memset(&a, 0, sizeof a);
         a.table = f->table;
@@ -362,11 +381,11 @@ static cuzk_status fixed_run(cuzk_gpu_fixed *f, char *out, const char *s, size_t
         a.n = m;
         a.out = f->d_out[slot];
         a.scratch = f->d_scr[slot];
-        cuzk_status rs = fixed_launch<F>(f, slot, a);
+        cuzk_status rs = fixed_launch<F>(f, slot, a, err);
         if (rs != CUZK_OK) return rs;
-        CUZK_CUDA_TRY(cudaEventRecord(f->ev_end[slot], st));
+        CUZK_CUDA_TRY(err, cudaEventRecord(f->ev_end[slot], st));
         void *dst = stage_out ? f->h_out[slot] : (void *)(out + o * A);
-        CUZK_CUDA_TRY(cudaMemcpyAsync(dst, f->d_out[slot], m * A, cudaMemcpyDefault, st));
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(dst, f->d_out[slot], m * A, cudaMemcpyDefault, st));
         off[slot] = o;
         cnt[slot] = m;
         busy[slot] = 1;
@@ -374,30 +393,22 @@ static cuzk_status fixed_run(cuzk_gpu_fixed *f, char *out, const char *s, size_t
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_fixed_mul(cuzk_gpu_fixed *f, void *out, const cuzk_fr *s,
-                                          size_t n)
+extern "C" cuzk_status cuzk_gpu_fixed_mul(void *out, cuzk_gpu_fixed *f, const cuzk_fr *s,
+                                          size_t n, char *err)
 {
-    if (!f || (n && (!out || !s))) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!f || (n && (!out || !s)))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_mul: bad argument");
     f->device_ms = 0;
     if (n == 0) return CUZK_OK;
-    CUZK_CUDA_TRY(cudaSetDevice(f->ctx->device));
+    CUZK_CUDA_TRY(err, cudaSetDevice(f->ctx->device));
     int stage_in = 0, stage_out = 0;
-    cuzk_status st = is_pageable(s, &stage_in);
-    if (st == CUZK_OK) st = is_pageable(out, &stage_out);
+    cuzk_status st = is_pageable(s, &stage_in, err);
+    if (st == CUZK_OK) st = is_pageable(out, &stage_out, err);
     if (st != CUZK_OK) return st;
-    if ((stage_in || stage_out) && !f->hmem) {
-        size_t si = align256(f->batch * sizeof(cuzk_fr)), so = align256(f->batch * f->aff_bytes);
-        CUZK_CUDA_TRY(cudaMallocHost(&f->hmem, 2 * (si + so)));
-        char *p = (char *)f->hmem;
-        for (int k = 0; k < 2; k++) {
-            f->h_scal[k] = p;
-            f->h_out[k] = p + si;
-            p += si + so;
-        }
-    }
     st = f->grp == CUZK_GPU_G1
-             ? fixed_run<EcFp>(f, (char *)out, (const char *)s, n, stage_in, stage_out)
-             : fixed_run<EcFp2>(f, (char *)out, (const char *)s, n, stage_in, stage_out);
+             ? fixed_run<EcFp>(f, (char *)out, (const char *)s, n, stage_in, stage_out, err)
+             : fixed_run<EcFp2>(f, (char *)out, (const char *)s, n, stage_in, stage_out, err);
     if (st != CUZK_OK) {
         /* No copy into the caller's memory may outlive the call. */
         for (int k = 0; k < 2; k++) (void)cudaStreamSynchronize(f->st[k]);
@@ -406,9 +417,11 @@ extern "C" cuzk_status cuzk_gpu_fixed_mul(cuzk_gpu_fixed *f, void *out, const cu
     return st;
 }
 
-extern "C" cuzk_status cuzk_gpu_fixed_get_info(const cuzk_gpu_fixed *f, cuzk_gpu_fixed_info *info)
+extern "C" cuzk_status cuzk_gpu_fixed_get_info(const cuzk_gpu_fixed *f, cuzk_gpu_fixed_info *info,
+                                               char *err)
 {
-    if (!f || !info) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!f || !info) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "fixed_get_info: bad argument");
     memset(info, 0, sizeof *info);
     info->window = f->w;
     info->windows = f->nwin;

@@ -1,5 +1,5 @@
 /* cuzk — batch-affine bucket accumulation for the GPU MSM (the variant of
- * stage 3 of msm.cuh that cuzk_gpu_msm_plan_set_acc selects), and the fast
+ * stage 3 of msm.cuh that cuzk_gpu_msm_opts.acc selects), and the fast
  * field inversion it needs. Per-thread bodies, templates over the coordinate
  * field (ec.cuh: EcFp, EcFp2), compiled for the host too under
  * CUZK_FF_HOST_EMULATION (tests/gpu/test_gpu_msm_emu.cu runs them there).

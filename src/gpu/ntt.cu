@@ -72,15 +72,14 @@ static NttKernel ntt_kernel_for(const NttPass &p)
     return NULL;
 }
 
-/* The variant, from CUZK_NTT_VARIANT (include/cuzk/gpu.h): log2 of the
- * elements per thread, or -1 for a value other than unset, empty, 8, 4.
- * Default 8 (UB = 3): on the H200 the 4-element variant, with twice the
- * warps, was 1-3% slower at every size (docs/perf.md, "GPU NTT"). */
-static int ntt_variant_ub(void)
+/* The variant, from elems_per_thread (gpu_testing.h): log2 of the elements
+ * per thread, or -1 for a value other than 0, 8, 4. Default 8 (UB = 3): on
+ * the H200 the 4-element variant, with twice the warps, was 1-3% slower at
+ * every size (docs/perf.md, "GPU NTT"). */
+static int ntt_variant_ub(unsigned elems_per_thread)
 {
-    const char *v = getenv("CUZK_NTT_VARIANT");
-    if (!v || !*v || !strcmp(v, "8")) return 3;
-    if (!strcmp(v, "4")) return 2;
+    if (elems_per_thread == 0 || elems_per_thread == 8) return 3;
+    if (elems_per_thread == 4) return 2;
     return -1;
 }
 
@@ -90,7 +89,7 @@ struct cuzk_gpu_ntt_domain {
     cuzk_roots roots;
     int ub;                 /* log2 of elements per thread of the pass kernels */
     NttTables t;
-    uint4 *tab;             /* device: t.total elements, owned */
+    uint4 *tab;             /* device: t.total elements, from the pool, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
     NttKernel fn[4][3];     /* their kernels */
     size_t blocks[3];       /* grid of each pass */
@@ -107,23 +106,32 @@ __global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, 
 
 static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
 
-static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, unsigned log_n,
-                                 cuzk_roots roots, unsigned k1)
+static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, unsigned log_n,
+                                 cuzk_roots roots, unsigned k1, unsigned elems_per_thread,
+                                 char *err)
 {
-    if (!out) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!out) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_domain_create: NULL d");
     *out = NULL;
-    if (!ctx || log_n < 1 || log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARGUMENT;
+    if (!ctx || log_n < 1 || log_n > CUZK_NTT_MAX_LOG)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_domain_create: log_n %u",
+                             log_n);
     if (roots != CUZK_ROOTS_BELLPERSON && roots != CUZK_ROOTS_SNARKJS)
-        return CUZK_ERR_INVALID_ARGUMENT;
-    if (k1 && !ntt_split_ok((int)log_n, (int)k1)) return CUZK_ERR_INVALID_ARGUMENT;
-    const int ub = ntt_variant_ub();
-    if (ub < 0) return CUZK_ERR_INVALID_ARGUMENT;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_domain_create: roots");
+    if (k1 && !ntt_split_ok((int)log_n, (int)k1))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_domain_create: split %u of %u",
+                             k1, log_n);
+    const int ub = ntt_variant_ub(elems_per_thread);
+    if (ub < 0)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                             "ntt_domain_create: %u elements per thread (4 or 8)",
+                             elems_per_thread);
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
     cuzk_ntt_domain *cd = NULL;
     cuzk_status st = cuzk_ntt_domain_create(&cd, log_n, roots, 1);
-    if (st != CUZK_OK) return st;
+    if (st != CUZK_OK) return cuzk_gpu_errf(err, st, "ntt_domain_create: CPU domain");
     NttTables t = ntt_tables_layout((int)log_n, (int)k1);
     cuzk_fr *host = (cuzk_fr *)malloc(t.total * sizeof(cuzk_fr));
     cuzk_gpu_ntt_domain *d = (cuzk_gpu_ntt_domain *)calloc(1, sizeof *d);
@@ -131,7 +139,7 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
         free(host);
         free(d);
         cuzk_ntt_domain_destroy(cd);
-        return CUZK_ERR_NO_MEMORY;
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "ntt_domain_create: host memory");
     }
     ntt_tables_fill(host, t, cuzk_ntt_omega(cd), cuzk_ntt_coset_shift(cd));
     cuzk_ntt_domain_destroy(cd);
@@ -141,17 +149,22 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
     d->ub = ub;
     d->t = t;
 
-    cudaError_t e = cudaMalloc(&d->tab, t.total * sizeof(cuzk_fr));
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr), cudaMemcpyHostToDevice,
-                            ctx->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
+    st = gpu_pool_alloc(ctx, &d->tab, t.total * sizeof(cuzk_fr), "ntt_domain_create", err);
+    if (st != CUZK_OK) {
+        free(host);
+        free(d);
+        return st;
+    }
+    cudaStream_t s = gpu_setup_stream(ctx);
+    cudaError_t e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr),
+                                    cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
         e = cudaFuncSetAttribute(ntt_kernels[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)NTT_SMEM_MAX);
     free(host);
     if (e != cudaSuccess) {
-        st = cuzk_gpu_fail(e, "cuzk_gpu_ntt_domain_create", __FILE__, __LINE__);
+        st = cuzk_gpu_fail(err, e, "ntt_domain_create");
         cuzk_gpu_ntt_domain_destroy(d);
         return st;
     }
@@ -166,28 +179,26 @@ static cuzk_status domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **out, u
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ctx *ctx, cuzk_gpu_ntt_domain **d,
-                                                  unsigned log_n, cuzk_roots roots)
+extern "C" cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
+                                                  unsigned log_n, cuzk_roots roots, char *err)
 {
-    return domain_create(ctx, d, log_n, roots, 0);
+    return domain_create(d, ctx, log_n, roots, 0, 0, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt_domain_create_split(cuzk_gpu_ctx *ctx,
-                                                        cuzk_gpu_ntt_domain **d, unsigned log_n,
-                                                        cuzk_roots roots, unsigned k1)
+extern "C" cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
+                                                     unsigned log_n, cuzk_roots roots,
+                                                     unsigned k1, unsigned elems_per_thread,
+                                                     char *err)
 {
-    if (k1 == 0) return CUZK_ERR_INVALID_ARGUMENT;
-    return domain_create(ctx, d, log_n, roots, k1);
+    return domain_create(d, ctx, log_n, roots, k1, elems_per_thread, err);
 }
 
 extern "C" void cuzk_gpu_ntt_domain_destroy(cuzk_gpu_ntt_domain *d)
 {
     if (!d) return;
-    (void)cudaSetDevice(d->ctx->device);
-    /* Work queued on the context's stream may still read the tables. */
-    (void)cudaStreamSynchronize(d->ctx->stream);
-    if (d->tab) (void)cudaFree(d->tab);
-    (void)cudaGetLastError();
+    /* Work queued on the context's streams may still read the tables. */
+    gpu_ctx_quiesce(d->ctx);
+    gpu_pool_free(d->ctx, d->tab);
     free(d);
 }
 
@@ -197,9 +208,9 @@ extern "C" size_t cuzk_gpu_ntt_size(const cuzk_gpu_ntt_domain *d)
 }
 
 /* Enqueues the transform; no synchronization. */
-static cuzk_status run(const cuzk_gpu_ntt_domain *d, int kind, uint4 *data)
+static cuzk_status run(const cuzk_gpu_ntt_domain *d, cudaStream_t s, int kind, uint4 *data,
+                       char *err)
 {
-    cudaStream_t s = d->ctx->stream;
     const NttTables &t = d->t;
     if (d->log_n < 3) {
         const uint4 *tab = d->tab;
@@ -209,14 +220,14 @@ static cuzk_status run(const cuzk_gpu_ntt_domain *d, int kind, uint4 *data)
                                         t.kt, t.w, cf ? tab + 2 * t.glo : NULL,
                                         cf ? tab + 2 * t.ghi : NULL, ci ? tab + 2 * t.gilo : NULL,
                                         ci ? tab + 2 * t.gihi : NULL, inv ? tab + 2 * t.ninv : NULL);
-        CUZK_CUDA_TRY_LAUNCH();
+        CUZK_CUDA_TRY_LAUNCH(err);
         return CUZK_OK;
     }
     for (int i = 0; i < 3; i++) {
         const NttPass &p = d->pass[kind][i];
         d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - p.ub), (size_t)32 << p.tbits, s>>>(
             p, data);
-        CUZK_CUDA_TRY_LAUNCH();
+        CUZK_CUDA_TRY_LAUNCH(err);
     }
     return CUZK_OK;
 }
@@ -226,79 +237,118 @@ static bool kind_ok(cuzk_gpu_ntt_kind kind)
     return (unsigned)kind <= (unsigned)CUZK_GPU_NTT_COSET_INVERSE;
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
-                                    cuzk_fr *dev_a)
+extern "C" cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, unsigned stream,
+                                    cuzk_gpu_ntt_kind kind, cuzk_fr *dev_a, char *err)
 {
+    gpu_err_clear(err);
     if (!d || !dev_a || !kind_ok(kind) || ((uintptr_t)dev_a & 15))
-        return CUZK_ERR_INVALID_ARGUMENT;
-    CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
-    return run(d, (int)kind, (uint4 *)dev_a);
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt: bad argument");
+    cudaStream_t s = gpu_stream(d->ctx, stream, err);
+    if (!s) return CUZK_ERR_INVALID_ARGUMENT;
+    CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));
+    return run(d, s, (int)kind, (uint4 *)dev_a, err);
+}
+
+/* The body of cuzk_gpu_ntt_host on pool memory buf. */
+static cuzk_status ntt_host_run(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind, cuzk_fr *a,
+                                uint4 *buf, char *err)
+{
+    cudaStream_t s = d->ctx->streams[0];
+    size_t bytes = sizeof(cuzk_fr) << d->log_n;
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(buf, a, bytes, cudaMemcpyHostToDevice, s));
+    cuzk_status st = run(d, s, (int)kind, buf, err);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(a, buf, bytes, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
+    return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt_host(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
-                                         cuzk_fr *a)
+                                         cuzk_fr *a, char *err)
 {
-    if (!d || !a || !kind_ok(kind)) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!d || !a || !kind_ok(kind))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_host: bad argument");
     cuzk_gpu_ctx *ctx = d->ctx;
-    size_t bytes = sizeof(cuzk_fr) << d->log_n;
-    if (bytes > ctx->pool_bytes) return CUZK_ERR_NO_MEMORY;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(ctx->pool, a, bytes, cudaMemcpyHostToDevice, ctx->stream));
-    cuzk_status st = run(d, (int)kind, (uint4 *)ctx->pool);
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    uint4 *buf = NULL;
+    cuzk_status st = gpu_pool_alloc(ctx, &buf, sizeof(cuzk_fr) << d->log_n, "ntt_host", err);
     if (st != CUZK_OK) return st;
-    CUZK_CUDA_TRY(cudaMemcpyAsync(a, ctx->pool, bytes, cudaMemcpyDeviceToHost, ctx->stream));
-    CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
+    st = ntt_host_run(d, kind, a, buf, err);
+    (void)cudaStreamSynchronize(ctx->streams[0]);
+    gpu_pool_free(ctx, buf);
+    return st;
+}
+
+/* The body of cuzk_gpu_ntt_time on pool memory src, buf. */
+static cuzk_status ntt_time_run(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
+                                const cuzk_fr *a, unsigned warmup, unsigned reps, float *ms,
+                                cuzk_fr *out, uint4 *src, uint4 *buf, char *err)
+{
+    cuzk_gpu_ctx *ctx = d->ctx;
+    cudaStream_t s = ctx->streams[0];
+    size_t bytes = sizeof(cuzk_fr) << d->log_n;
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(src, a, bytes, cudaMemcpyHostToDevice, s));
+    for (unsigned k = 0; k < warmup + reps; k++) {
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDeviceToDevice, s));
+        if (k >= warmup) CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_start, s));
+        cuzk_status st = run(d, s, (int)kind, buf, err);
+        if (st != CUZK_OK) return st;
+        if (k < warmup) continue;
+        CUZK_CUDA_TRY(err, cudaEventRecord(ctx->ev_stop, s));
+        CUZK_CUDA_TRY(err, cudaEventSynchronize(ctx->ev_stop));
+        CUZK_CUDA_TRY(err, cudaEventElapsedTime(&ms[k - warmup], ctx->ev_start, ctx->ev_stop));
+    }
+    if (out) CUZK_CUDA_TRY(err, cudaMemcpyAsync(out, buf, bytes, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
     return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt_time(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind kind,
                                          const cuzk_fr *a, unsigned warmup, unsigned reps,
-                                         float *ms, cuzk_fr *out)
+                                         float *ms, cuzk_fr *out, char *err)
 {
-    if (!d || !a || !kind_ok(kind) || (reps && !ms)) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!d || !a || !kind_ok(kind) || (reps && !ms))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_time: bad argument");
     cuzk_gpu_ctx *ctx = d->ctx;
     size_t bytes = sizeof(cuzk_fr) << d->log_n;
-    if (2 * bytes > ctx->pool_bytes) return CUZK_ERR_NO_MEMORY;
-    uint4 *src = (uint4 *)ctx->pool, *buf = (uint4 *)((char *)ctx->pool + bytes);
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(src, a, bytes, cudaMemcpyHostToDevice, ctx->stream));
-    for (unsigned k = 0; k < warmup + reps; k++) {
-        CUZK_CUDA_TRY(cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream));
-        if (k >= warmup) CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-        cuzk_status st = run(d, (int)kind, buf);
-        if (st != CUZK_OK) return st;
-        if (k < warmup) continue;
-        CUZK_CUDA_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
-        CUZK_CUDA_TRY(cudaEventSynchronize(ctx->ev_stop));
-        CUZK_CUDA_TRY(cudaEventElapsedTime(&ms[k - warmup], ctx->ev_start, ctx->ev_stop));
-    }
-    if (out) CUZK_CUDA_TRY(cudaMemcpyAsync(out, buf, bytes, cudaMemcpyDeviceToHost, ctx->stream));
-    CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
-    return CUZK_OK;
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    uint4 *src = NULL;
+    cuzk_status st = gpu_pool_alloc(ctx, &src, 2 * bytes, "ntt_time", err);
+    if (st != CUZK_OK) return st;
+    st = ntt_time_run(d, kind, a, warmup, reps, ms, out, src, (uint4 *)((char *)src + bytes),
+                      err);
+    (void)cudaStreamSynchronize(ctx->streams[0]);
+    gpu_pool_free(ctx, src);
+    return st;
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info)
+extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info,
+                                             char *err)
 {
-    if (!d || !info) return CUZK_ERR_INVALID_ARGUMENT;
+    gpu_err_clear(err);
+    if (!d || !info)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_get_info: bad argument");
     memset(info, 0, sizeof *info);
     info->table_bytes = d->t.total * sizeof(cuzk_fr);
     if (d->log_n < 3) return CUZK_OK;
     info->elems_per_thread = 1 << d->ub;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
-    CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
+    CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));
     /* regs, local_bytes: the largest over the forward transform's kernels */
     for (int i = 0; i < 3; i++) {
         const NttPass &p = d->pass[0][i];
         cudaFuncAttributes fa;
-        CUZK_CUDA_TRY(cudaFuncGetAttributes(&fa, d->fn[0][i]));
+        CUZK_CUDA_TRY(err, cudaFuncGetAttributes(&fa, d->fn[0][i]));
         if (fa.numRegs > info->regs) info->regs = fa.numRegs;
         if ((int)fa.localSizeBytes > info->local_bytes) info->local_bytes = (int)fa.localSizeBytes;
         info->threads[i] = 1u << (p.tbits - p.ub);
         info->smem[i] = (size_t)32 << p.tbits;
         info->blocks[i] = d->blocks[i];
         int bps = 0;
-        CUZK_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        CUZK_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &bps, d->fn[0][i], (int)info->threads[i], info->smem[i]));
         info->blocks_per_sm[i] = bps;
     }

@@ -153,22 +153,22 @@ static size_t al256(size_t x) { return (x + 255) & ~(size_t)255; }
 extern "C" void cuzk_gpu_pce_destroy(cuzk_gpu_pce *d)
 {
     if (!d) return;
-    (void)cudaSetDevice(d->ctx->device);
-    (void)cudaStreamSynchronize(d->ctx->stream);
-    if (d->mem) (void)cudaFree(d->mem);
-    (void)cudaGetLastError();
+    gpu_ctx_quiesce(d->ctx);
+    gpu_pool_free(d->ctx, d->mem);
     free(d);
 }
 
 extern "C" size_t cuzk_gpu_pce_device_bytes(const cuzk_gpu_pce *d) { return d ? d->mem_bytes : 0; }
 
-extern "C" cuzk_status cuzk_gpu_pce_create(cuzk_gpu_ctx *ctx, cuzk_gpu_pce **out,
-                                           const cuzk_pce *p)
+extern "C" cuzk_status cuzk_gpu_pce_create(cuzk_gpu_pce **out, cuzk_gpu_ctx *ctx,
+                                           const cuzk_pce *p, char *err)
 {
-    if (!ctx || !out || !p || !p->image || p->n_rows == 0) return CUZK_ERR_INVALID_ARGUMENT;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    gpu_err_clear(err);
+    if (!ctx || !out || !p || !p->image || p->n_rows == 0)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "pce_create: bad argument");
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
     cuzk_gpu_pce *d = (cuzk_gpu_pce *)calloc(1, sizeof *d);
-    if (!d) return CUZK_ERR_NO_MEMORY;
+    if (!d) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "pce_create: host memory");
     d->ctx = ctx;
     d->n_cols = p->n_cols;
     d->has_c = (p->flags & CUZK_PCE_HAS_C) != 0;
@@ -198,15 +198,20 @@ extern "C" cuzk_status cuzk_gpu_pce_create(cuzk_gpu_ctx *ctx, cuzk_gpu_pce **out
         pc[i].off = total;
         total += al256(pc[i].bytes + 16); /* 16: the term reader's slack */
     }
-    cudaError_t e = cudaMalloc(&d->mem, total);
-    if (e == cudaSuccess) e = cudaMemsetAsync(d->mem, 0, total, ctx->stream);
+    cuzk_status st = gpu_pool_alloc(ctx, &d->mem, total, "pce_create", err);
+    if (st != CUZK_OK) {
+        free(d);
+        return st;
+    }
+    cudaStream_t s = gpu_setup_stream(ctx);
+    cudaError_t e = cudaMemsetAsync(d->mem, 0, total, s);
     for (int i = 0; i < np && e == cudaSuccess; i++)
         if (pc[i].bytes)
             e = cudaMemcpyAsync((char *)d->mem + pc[i].off, pc[i].src, pc[i].bytes,
-                                cudaMemcpyHostToDevice, ctx->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
+                                cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) {
-        cuzk_status st = cuzk_gpu_fail(e, "pce upload", __FILE__, __LINE__);
+        st = cuzk_gpu_fail(err, e, "pce_create: upload");
         cuzk_gpu_pce_destroy(d);
         return st;
     }
@@ -234,12 +239,16 @@ extern "C" cuzk_status cuzk_gpu_pce_create(cuzk_gpu_ctx *ctx, cuzk_gpu_pce **out
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_pce_eval(const cuzk_gpu_pce *d, const cuzk_fr *w,
-                                         const uint64_t *is_bit, const uint64_t *bit_val,
-                                         cuzk_fr *a, cuzk_fr *b, cuzk_fr *c)
+extern "C" cuzk_status cuzk_gpu_pce_eval(const cuzk_gpu_pce *d, unsigned stream,
+                                         const cuzk_fr *w, const uint64_t *is_bit,
+                                         const uint64_t *bit_val, cuzk_fr *a, cuzk_fr *b,
+                                         cuzk_fr *c, char *err)
 {
+    gpu_err_clear(err);
     if (!d || (!w && d->n_cols) || (!is_bit != !bit_val) || (c && !d->has_c))
-        return CUZK_ERR_INVALID_ARGUMENT;
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "pce_eval: bad argument");
+    cudaStream_t s = gpu_stream(d->ctx, stream, err);
+    if (!s) return CUZK_ERR_INVALID_ARGUMENT;
     spmv_args args = d->base;
     args.w = (const uint4 *)w;
     args.is_bit = is_bit;
@@ -248,60 +257,59 @@ extern "C" cuzk_status cuzk_gpu_pce_eval(const cuzk_gpu_pce *d, const cuzk_fr *w
     args.out[1] = (uint4 *)b;
     args.out[2] = (uint4 *)c;
     if (!a && !b && !c) return CUZK_OK;
-    CUZK_CUDA_TRY(cudaSetDevice(d->ctx->device));
+    CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));
     dim3 grid((unsigned)((d->base.n_blocks + SPMV_BLOCK - 1) / SPMV_BLOCK), 3);
-    spmv_kernel<<<grid, SPMV_BLOCK, 0, d->ctx->stream>>>(args);
-    CUZK_CUDA_TRY_LAUNCH();
+    spmv_kernel<<<grid, SPMV_BLOCK, 0, s>>>(args);
+    CUZK_CUDA_TRY_LAUNCH(err);
     return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_pce_eval_host(const cuzk_gpu_pce *d, const cuzk_pce_witness *wit,
                                               cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
-                                              unsigned reps, float *ms)
+                                              unsigned reps, float *ms, char *err)
 {
+    gpu_err_clear(err);
     if (!d || !wit || wit->n_w != d->n_cols || (wit->bit_val && !wit->is_bit) ||
         (c && !d->has_c) || (reps && !ms))
-        return CUZK_ERR_INVALID_ARGUMENT;
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "pce_eval_host: bad argument");
     cuzk_gpu_ctx *ctx = d->ctx;
-    CUZK_CUDA_TRY(cudaSetDevice(ctx->device));
+    cudaStream_t s = ctx->streams[0];
+    CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
     size_t nw = (size_t)d->n_cols * 32, nr = (size_t)d->base.n_rows * 32;
     size_t nbm = ((size_t)d->n_cols + 63) / 64 * 8;
     int bits = wit->bit_val != NULL;
     size_t off_bits = al256(nw), off_out = off_bits + (bits ? 2 * al256(nbm) : 0);
     size_t total = off_out + 3 * al256(nr);
     char *mem = NULL;
-    CUZK_CUDA_TRY(cudaMalloc((void **)&mem, total));
-    cudaError_t e = cudaMemcpyAsync(mem, wit->w, nw, cudaMemcpyHostToDevice, ctx->stream);
+    cuzk_status st = gpu_pool_alloc(ctx, &mem, total, "pce_eval_host", err);
+    if (st != CUZK_OK) return st;
+    cudaError_t e = cudaMemcpyAsync(mem, wit->w, nw, cudaMemcpyHostToDevice, s);
     const uint64_t *dib = NULL, *dbv = NULL;
     if (bits && e == cudaSuccess) {
         dib = (const uint64_t *)(mem + off_bits);
         dbv = (const uint64_t *)(mem + off_bits + al256(nbm));
-        e = cudaMemcpyAsync((void *)dib, wit->is_bit, nbm, cudaMemcpyHostToDevice, ctx->stream);
+        e = cudaMemcpyAsync((void *)dib, wit->is_bit, nbm, cudaMemcpyHostToDevice, s);
         if (e == cudaSuccess)
-            e = cudaMemcpyAsync((void *)dbv, wit->bit_val, nbm, cudaMemcpyHostToDevice,
-                                ctx->stream);
+            e = cudaMemcpyAsync((void *)dbv, wit->bit_val, nbm, cudaMemcpyHostToDevice, s);
     }
     cuzk_fr *out[3] = {NULL, NULL, NULL}, *host[3] = {a, b, c};
     for (int k = 0; k < 3; k++)
         if (host[k]) out[k] = (cuzk_fr *)(mem + off_out + k * al256(nr));
-    cuzk_status st = CUZK_OK;
-    if (e != cudaSuccess) st = cuzk_gpu_fail(e, "pce eval upload", __FILE__, __LINE__);
-    for (unsigned r = 0; st == CUZK_OK && r <= reps; r++) {
+    for (unsigned r = 0; e == cudaSuccess && st == CUZK_OK && r <= reps; r++) {
         /* Run 0 is the checked one (and the warm-up); runs 1..reps are timed. */
-        if (r > 0 && (e = cudaEventRecord(ctx->ev_start, ctx->stream)) != cudaSuccess) break;
-        st = cuzk_gpu_pce_eval(d, (const cuzk_fr *)mem, dib, dbv, out[0], out[1], out[2]);
+        if (r > 0 && (e = cudaEventRecord(ctx->ev_start, s)) != cudaSuccess) break;
+        st = cuzk_gpu_pce_eval(d, 0, (const cuzk_fr *)mem, dib, dbv, out[0], out[1], out[2], err);
         if (st == CUZK_OK && r > 0) {
-            if ((e = cudaEventRecord(ctx->ev_stop, ctx->stream)) == cudaSuccess &&
+            if ((e = cudaEventRecord(ctx->ev_stop, s)) == cudaSuccess &&
                 (e = cudaEventSynchronize(ctx->ev_stop)) == cudaSuccess)
                 e = cudaEventElapsedTime(&ms[r - 1], ctx->ev_start, ctx->ev_stop);
-            if (e != cudaSuccess) break;
         }
     }
     for (int k = 0; k < 3 && st == CUZK_OK && e == cudaSuccess; k++)
-        if (host[k]) e = cudaMemcpyAsync(host[k], out[k], nr, cudaMemcpyDeviceToHost, ctx->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
-    if (st == CUZK_OK && e != cudaSuccess) st = cuzk_gpu_fail(e, "pce eval", __FILE__, __LINE__);
-    cudaError_t e2 = cudaFree(mem);
-    if (st == CUZK_OK && e2 != cudaSuccess) st = cuzk_gpu_fail(e2, "pce eval free", __FILE__, __LINE__);
+        if (host[k]) e = cudaMemcpyAsync(host[k], out[k], nr, cudaMemcpyDeviceToHost, s);
+    cudaError_t e2 = cudaStreamSynchronize(s);
+    if (e == cudaSuccess) e = e2;
+    if (st == CUZK_OK && e != cudaSuccess) st = cuzk_gpu_fail(err, e, "pce_eval_host");
+    gpu_pool_free(ctx, mem);
     return st;
 }

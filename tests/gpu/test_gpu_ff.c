@@ -15,6 +15,8 @@
 
 #define NAME "test_gpu_ff"
 
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
+
 static const size_t sizes[] = {1, 2, 31, 32, 33, 1000, 65537};
 static const char *op_names[] = {"mul", "sqr", "add", "sub", "neg"};
 
@@ -47,12 +49,12 @@ static void fp_neg_(void *r, const void *a, const void *b) { (void)b; cuzk_fp_ne
 static cuzk_status fr_gpu(cuzk_gpu_ctx *c, cuzk_gpu_op op, void *r, const void *a, const void *b,
                           size_t n)
 {
-    return cuzk_gpu_fr_batch(c, op, r, a, b, n);
+    return cuzk_gpu_fr_batch(r, c, op, a, b, n, gerr);
 }
 static cuzk_status fp_gpu(cuzk_gpu_ctx *c, cuzk_gpu_op op, void *r, const void *a, const void *b,
                           size_t n)
 {
-    return cuzk_gpu_fp_batch(c, op, r, a, b, n);
+    return cuzk_gpu_fp_batch(r, c, op, a, b, n, gerr);
 }
 
 static const field_t FR = {"Fr", CUZK_FR_LIMBS, sizeof(cuzk_fr), CUZK_FR_MODULUS, &CUZK_FR_ONE,
@@ -107,7 +109,7 @@ static size_t run_op(cuzk_gpu_ctx *ctx, const field_t *f, cuzk_gpu_op op, const 
     memset(got, 0xa5, n * f->bytes); /* poison: every element must be written */
     cuzk_status st = f->gpu(ctx, op, got, a, b, n);
     CHECK_MSG(st == CUZK_OK, "%s %s %s n=%zu: %s (%s)", f->name, op_names[op], what, n,
-              cuzk_strerror(st), cuzk_gpu_last_error());
+              cuzk_strerror(st), gerr);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         f->cpu[op](want + i * f->bytes, a + i * f->bytes, b + i * f->bytes);
@@ -227,9 +229,9 @@ static void test_throughput_kernel(cuzk_gpu_ctx *ctx, const field_t *f)
             cuzk_gpu_kernel_info info;
             memset(out, 0xa5, N * f->bytes);
             cuzk_status st = cuzk_gpu_ff_throughput(ctx, f->field, (cuzk_gpu_op)op, a, b, N,
-                                                    ITERS, cfg, 2, ms, out, &info);
+                                                    ITERS, cfg, 2, ms, out, &info, gerr);
             CHECK_MSG(st == CUZK_OK, "%s throughput %s: %s (%s)", f->name, op_names[op],
-                      cuzk_strerror(st), cuzk_gpu_last_error());
+                      cuzk_strerror(st), gerr);
             CHECK(info.local_bytes == 0 && info.regs > 0 && info.blocks_per_sm > 0);
             size_t bad = 0;
             for (int i = 0; i < N; i++) {
@@ -252,16 +254,21 @@ static void test_throughput_kernel(cuzk_gpu_ctx *ctx, const field_t *f)
 static void test_misuse(cuzk_gpu_ctx *ctx)
 {
     cuzk_fr x[1] = {CUZK_FR_ONE};
-    CHECK(cuzk_gpu_fr_batch(NULL, CUZK_GPU_OP_MUL, x, x, x, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fr_batch(ctx, CUZK_GPU_OP_MUL, x, x, NULL, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fr_batch(ctx, (cuzk_gpu_op)9, x, x, x, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fr_batch(ctx, CUZK_GPU_OP_SQR, x, x, NULL, 0) == CUZK_OK);
+    CHECK(cuzk_gpu_fr_batch(x, NULL, CUZK_GPU_OP_MUL, x, x, 1, gerr) ==
+              CUZK_ERR_INVALID_ARGUMENT &&
+          strncmp(gerr, "gpu: ", 5) == 0);
+    CHECK(cuzk_gpu_fr_batch(x, ctx, CUZK_GPU_OP_MUL, x, NULL, 1, NULL) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fr_batch(x, ctx, (cuzk_gpu_op)9, x, x, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fr_batch(x, ctx, CUZK_GPU_OP_SQR, x, NULL, 0, gerr) == CUZK_OK &&
+          gerr[0] == 0);
     float ms[1];
     cuzk_gpu_bench_cfg cfg = {100, 1, 0}; /* not a multiple of 32 */
     CHECK(cuzk_gpu_ff_throughput(ctx, CUZK_GPU_FR, CUZK_GPU_OP_MUL, x, x, 1, 1, cfg, 1, ms,
-                                 NULL, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+                                 NULL, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     cuzk_gpu_ctx *c2 = NULL;
-    CHECK(cuzk_gpu_ctx_create(&c2, 1 << 20, 0) == CUZK_ERR_INVALID_ARGUMENT && c2 == NULL);
+    cuzk_gpu_ctx_opts o = {1 << 20, 0, 1};
+    CHECK(cuzk_gpu_ctx_create(&c2, &o, gerr) == CUZK_ERR_INVALID_ARGUMENT && c2 == NULL);
 }
 
 int main(void)
@@ -271,8 +278,9 @@ int main(void)
 
     /* A 4 MiB pool: the 65537-element Fp batches go through it in chunks. */
     cuzk_gpu_ctx *ctx = NULL;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)4 << 20);
-    CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
+    cuzk_gpu_ctx_opts o = {0, (size_t)4 << 20, 1};
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, &o, gerr);
+    CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), gerr);
     if (st != CUZK_OK) return test_done(NAME);
 
     const field_t *fields[] = {&FR, &FP};
@@ -283,7 +291,8 @@ int main(void)
     }
     /* The throughput kernel needs 3 x 4096 elements: a pool of its own. */
     cuzk_gpu_ctx_destroy(ctx);
-    st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)1 << 20);
+    o.pool_bytes = (size_t)1 << 20;
+    st = cuzk_gpu_ctx_create(&ctx, &o, gerr);
     CHECK(st == CUZK_OK);
     if (st == CUZK_OK) {
         for (int i = 0; i < 2; i++) test_throughput_kernel(ctx, fields[i]);

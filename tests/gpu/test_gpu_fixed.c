@@ -27,6 +27,7 @@
 #define NAME "test_gpu_fixed"
 
 static cuzk_gpu_ctx *ctx;
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 static int quick;
 
 /* ------------------------------------------------- the two groups -- */
@@ -101,9 +102,9 @@ static void compare(const grp *g, cuzk_gpu_fixed *f, const void *base, const cuz
                     const char *what)
 {
     memset(out, 0x5a, (n + 1) * g->aff); /* not zero: infinity must be written */
-    cuzk_status st = cuzk_gpu_fixed_mul(f, out, s, n);
+    cuzk_status st = cuzk_gpu_fixed_mul(out, f, s, n, gerr);
     CHECK_MSG(st == CUZK_OK, "%s %s n=%zu: %s (%s)", g->name, what, n, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+              gerr);
     if (st != CUZK_OK) return;
     size_t m = idx ? nidx : n, bad = 0, first = 0;
     cuzk_g2_affine w; /* room for either group */
@@ -147,7 +148,7 @@ static void check_small(const grp *g, cuzk_gpu_fixed *f, const void *base, unsig
 static void check_large(const grp *g, cuzk_gpu_fixed *f, const void *base)
 {
     cuzk_gpu_fixed_info info;
-    CHECK(cuzk_gpu_fixed_get_info(f, &info) == CUZK_OK);
+    CHECK(cuzk_gpu_fixed_get_info(f, &info, gerr) == CUZK_OK);
     size_t bt = info.batch, big = 2 * bt + 1;
     if (g->big > big) big = g->big;
     if (quick) big = 5000;
@@ -167,8 +168,8 @@ static void check_large(const grp *g, cuzk_gpu_fixed *f, const void *base)
     cuzk_fr *ps = NULL;
     void *pout = NULL;
     size_t np = bt + 1 < big ? bt + 1 : big;
-    cuzk_status st = cuzk_gpu_host_alloc((void **)&ps, np * sizeof *ps);
-    if (st == CUZK_OK) st = cuzk_gpu_host_alloc(&pout, (np + 1) * g->aff);
+    cuzk_status st = cuzk_gpu_host_alloc((void **)&ps, np * sizeof *ps, gerr);
+    if (st == CUZK_OK) st = cuzk_gpu_host_alloc(&pout, (np + 1) * g->aff, gerr);
     CHECK_MSG(st == CUZK_OK, "pinned: %s", cuzk_strerror(st));
     if (st == CUZK_OK) {
         memcpy(ps, s, np * sizeof *ps);
@@ -195,12 +196,12 @@ static void check_large(const grp *g, cuzk_gpu_fixed *f, const void *base)
 static void check_group(const grp *g)
 {
     cuzk_gpu_fixed *f = NULL;
-    cuzk_status st = cuzk_gpu_fixed_create(ctx, &f, g->grp, NULL);
+    cuzk_status st = cuzk_gpu_fixed_create(&f, ctx, g->grp, NULL, gerr);
     CHECK_MSG(st == CUZK_OK, "%s create: %s (%s)", g->name, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+              gerr);
     if (st != CUZK_OK) return;
     cuzk_gpu_fixed_info info;
-    CHECK(cuzk_gpu_fixed_get_info(f, &info) == CUZK_OK);
+    CHECK(cuzk_gpu_fixed_get_info(f, &info, gerr) == CUZK_OK);
     CHECK(info.window == CUZK_GPU_FIXED_WINDOW &&
           info.windows == (256 + CUZK_GPU_FIXED_WINDOW - 1) / CUZK_GPU_FIXED_WINDOW && info.batch > 0);
     printf("%s: w %u, %u windows, batch %zu, %zu threads, %d regs, %d B spills, %d blocks/SM,"
@@ -217,15 +218,15 @@ static void check_group(const grp *g)
     test_rand_fr(&k);
     g->mul(&base, g->gen, &k);
     f = NULL;
-    st = cuzk_gpu_fixed_create(ctx, &f, g->grp, &base);
+    st = cuzk_gpu_fixed_create(&f, ctx, g->grp, &base, gerr);
     CHECK_MSG(st == CUZK_OK, "%s create (random base): %s", g->name, cuzk_strerror(st));
     if (st == CUZK_OK) check_small(g, f, &base, CUZK_GPU_FIXED_WINDOW, "random base");
     cuzk_gpu_fixed_destroy(f);
     f = NULL;
-    st = cuzk_gpu_fixed_create_window(ctx, &f, g->grp, &base, 7);
+    st = cuzk_gpu_fixed_create_window(&f, ctx, g->grp, &base, 7, gerr);
     CHECK_MSG(st == CUZK_OK, "%s create w=7: %s", g->name, cuzk_strerror(st));
     if (st == CUZK_OK) {
-        CHECK(cuzk_gpu_fixed_get_info(f, &info) == CUZK_OK && info.window == 7 &&
+        CHECK(cuzk_gpu_fixed_get_info(f, &info, gerr) == CUZK_OK && info.window == 7 &&
               info.windows == 37);
         check_small(g, f, &base, 7, "random base, w=7");
     }
@@ -237,27 +238,29 @@ static void check_args(void)
     cuzk_gpu_fixed *f = NULL;
     cuzk_g2_affine bad;
     memset(&bad, 0, sizeof bad); /* infinity */
-    CHECK(cuzk_gpu_fixed_create(ctx, &f, CUZK_GPU_G1, &bad) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create(ctx, &f, CUZK_GPU_G2, &bad) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_create(&f, ctx, CUZK_GPU_G1, &bad, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_create(&f, ctx, CUZK_GPU_G2, &bad, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     cuzk_g1_affine off = CUZK_G1_GENERATOR;
     cuzk_fp_add(&off.y, &off.y, &off.x); /* off the curve */
-    CHECK(cuzk_gpu_fixed_create(ctx, &f, CUZK_GPU_G1, &off) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create(ctx, &f, (cuzk_gpu_group)3, NULL) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create(NULL, &f, CUZK_GPU_G1, NULL) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create(ctx, NULL, CUZK_GPU_G1, NULL) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create_window(ctx, &f, CUZK_GPU_G1, NULL, 1) ==
+    CHECK(cuzk_gpu_fixed_create(&f, ctx, CUZK_GPU_G1, &off, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_create(&f, ctx, (cuzk_gpu_group)3, NULL, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_create_window(ctx, &f, CUZK_GPU_G1, NULL, 23) ==
+    CHECK(cuzk_gpu_fixed_create(&f, NULL, CUZK_GPU_G1, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          strncmp(gerr, "gpu: ", 5) == 0);
+    CHECK(cuzk_gpu_fixed_create(NULL, ctx, CUZK_GPU_G1, NULL, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_create_window(&f, ctx, CUZK_GPU_G1, NULL, 1, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_create_window(&f, ctx, CUZK_GPU_G1, NULL, 23, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
     CHECK(f == NULL);
-    CHECK(cuzk_gpu_fixed_create(ctx, &f, CUZK_GPU_G1, NULL) == CUZK_OK);
+    CHECK(cuzk_gpu_fixed_create(&f, ctx, CUZK_GPU_G1, NULL, gerr) == CUZK_OK);
     cuzk_fr s = CUZK_FR_ONE;
     cuzk_g1_affine out;
-    CHECK(cuzk_gpu_fixed_mul(f, NULL, &s, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_mul(f, &out, NULL, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_mul(NULL, &out, &s, 1) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_fixed_mul(f, NULL, NULL, 0) == CUZK_OK);
-    CHECK(cuzk_gpu_fixed_get_info(NULL, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_mul(NULL, f, &s, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_mul(&out, f, NULL, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_mul(&out, NULL, &s, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_fixed_mul(NULL, f, NULL, 0, gerr) == CUZK_OK);
+    CHECK(cuzk_gpu_fixed_get_info(NULL, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     cuzk_gpu_fixed_destroy(f);
     cuzk_gpu_fixed_destroy(NULL);
 }
@@ -267,8 +270,10 @@ int main(void)
     int rc = gpu_test_start(NAME);
     if (rc) return rc;
     quick = getenv("CUZK_TEST_QUICK") != NULL;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)1 << 20);
-    CHECK_MSG(st == CUZK_OK, "context: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
+    /* The default pool (most of the device): the multipliers' tables come
+     * from it. */
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, NULL, gerr);
+    CHECK_MSG(st == CUZK_OK, "context: %s (%s)", cuzk_strerror(st), gerr);
     if (st != CUZK_OK) return test_done(NAME);
     check_args();
     check_group(&G1);

@@ -11,7 +11,7 @@
  * with equal scalars (cancellation to infinity), points at infinity. Bitmaps:
  * densities 0, 1/64, 1/2, 1, runs, sizes not a multiple of 64, P and -P,
  * repeated points, points at infinity. The device-generated points of
- * cuzk_gpu_g*_msm_plan_create_seq are checked through
+ * cuzk_gpu_msm_plan_create_seq are checked through
  * sum k_j (B + j S) = [sum k_j] B + [sum j k_j] S.
  *
  * The two groups run the same checks through a table of functions (grp),
@@ -19,8 +19,8 @@
  * (CUZK_GPU_MSM_PRECOMPUTE; there the forced windows include c = 24, and
  * the bitmap sums use the table's first points), each with the default
  * XYZZ bucket accumulation and then (except the bitmap sums, which do not
- * accumulate buckets) with plans switched to the batch-affine one
- * (cuzk_gpu_msm_plan_set_acc); the edge cases add equal scalars on
+ * accumulate buckets) with batch-affine plans (cuzk_gpu_msm_opts.acc, the
+ * default); the edge cases add equal scalars on
  * distinct points (one bucket per window gets every entry). Then the
  * bitmap sums and edge cases again on plans with subset-sum tables
  * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
@@ -46,6 +46,7 @@
 
 
 static cuzk_gpu_ctx *ctx;
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 static unsigned plan_flags; /* of every plan the checks make: CUZK_GPU_MSM_* flags */
 
 static const char *flags_name(void)
@@ -54,16 +55,22 @@ static const char *flags_name(void)
     return names[plan_flags & 3];
 }
 
-/* The accumulation method every plan is switched to after creation. */
+/* The accumulation method of every plan the checks make. */
 static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
 
-/* Switches a fresh plan to acc_mode (nothing to do for the default). */
-static void set_acc(cuzk_gpu_msm_plan *plan, const char *gname)
+/* The options of the checks' plans: group, window c, plan_flags, acc_mode. */
+static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 {
-    if (acc_mode == CUZK_GPU_MSM_XYZZ) return;
-    cuzk_status st = cuzk_gpu_msm_plan_set_acc(plan, acc_mode);
-    CHECK_MSG(st == CUZK_OK, "%s set_acc: %s (%s)", gname, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode};
+    return o;
+}
+
+/* Plans of the misuse checks: explicit options. */
+static cuzk_status plan_of(cuzk_gpu_msm_plan **pl, cuzk_gpu_group grp, const void *p, size_t n,
+                           unsigned c, unsigned flags)
+{
+    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT};
+    return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 
 
@@ -120,47 +127,47 @@ static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t
 }
 static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
-    if (!plan_flags) return cuzk_gpu_g1_msm_plan_create(ctx, pl, p, n, c);
-    return cuzk_gpu_g1_msm_plan_create_ex(ctx, pl, p, n, c, plan_flags);
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, c);
+    return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 static cuzk_status g2_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
-    if (!plan_flags) return cuzk_gpu_g2_msm_plan_create(ctx, pl, p, n, c);
-    return cuzk_gpu_g2_msm_plan_create_ex(ctx, pl, p, n, c, plan_flags);
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G2, c);
+    return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 static cuzk_status g1_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
-    if (!plan_flags) return cuzk_gpu_g1_msm_plan_create_seq(ctx, pl, n, 0, b, s);
-    return cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, pl, n, 0, b, s, plan_flags);
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, 0);
+    return cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
 }
 static cuzk_status g2_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
-    if (!plan_flags) return cuzk_gpu_g2_msm_plan_create_seq(ctx, pl, n, 0, b, s);
-    return cuzk_gpu_g2_msm_plan_create_seq_ex(ctx, pl, n, 0, b, s, plan_flags);
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G2, 0);
+    return cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
 }
 static cuzk_status g1_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm(ctx, pl, k, n, r);
+    return cuzk_gpu_g1_msm(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g2_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm(ctx, pl, k, n, r);
+    return cuzk_gpu_g2_msm(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g1_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm_bits(ctx, pl, b, n, r);
+    return cuzk_gpu_g1_msm_bits(r, pl, 0, b, n, gerr);
 }
 static cuzk_status g2_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm_bits(ctx, pl, b, n, r);
+    return cuzk_gpu_g2_msm_bits(r, pl, 0, b, n, gerr);
 }
 static cuzk_status g1_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm_sparse(ctx, pl, k, n, r);
+    return cuzk_gpu_g1_msm_sparse(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g2_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm_sparse(ctx, pl, k, n, r);
+    return cuzk_gpu_g2_msm_sparse(r, pl, 0, k, n, gerr);
 }
 static int g1_eq(const void *a, const void *b) { return cuzk_g1_jac_eq(a, b); }
 static int g2_eq(const void *a, const void *b) { return cuzk_g2_jac_eq(a, b); }
@@ -233,7 +240,7 @@ static void compare_with(const grp *g, gpu_msm_fn fn, cuzk_gpu_msm_plan *plan,
     CHECK_MSG(st == CUZK_OK, "%s cpu msm %s", g->name, what);
     st = fn(plan, k, n, &got);
     CHECK_MSG(st == CUZK_OK, "%s gpu msm %s n=%zu: %s (%s)", g->name, what, n,
-              cuzk_strerror(st), cuzk_gpu_last_error());
+              cuzk_strerror(st), gerr);
     if (st == CUZK_OK)
         CHECK_MSG(g->eq(&want, &got), "%s %s n=%zu c=%u flags=%u: GPU result differs from CPU",
                   g->name, what, n, cuzk_gpu_msm_plan_window(plan),
@@ -255,7 +262,7 @@ static void compare_bits(const grp *g, cuzk_gpu_msm_plan *plan, const void *poin
     CHECK_MSG(st == CUZK_OK, "%s cpu bitmap sum %s", g->name, what);
     st = g->gpu_bits(plan, bits, n, &got);
     CHECK_MSG(st == CUZK_OK, "%s gpu bitmap sum %s n=%zu: %s (%s)", g->name, what, n,
-              cuzk_strerror(st), cuzk_gpu_last_error());
+              cuzk_strerror(st), gerr);
     if (st == CUZK_OK)
         CHECK_MSG(g->eq(&want, &got), "%s bitmap %s n=%zu flags=%u: GPU result differs from CPU",
                   g->name, what, n, cuzk_gpu_msm_plan_flags(plan));
@@ -266,10 +273,9 @@ static cuzk_gpu_msm_plan *make_plan(const grp *g, const void *points, size_t n, 
     cuzk_gpu_msm_plan *plan = NULL;
     cuzk_status st = g->plan(&plan, points, n, c);
     CHECK_MSG(st == CUZK_OK, "%s plan n=%zu c=%u flags=%u: %s (%s)", g->name, n, c, plan_flags,
-              cuzk_strerror(st), cuzk_gpu_last_error());
+              cuzk_strerror(st), gerr);
     if (st == CUZK_OK)
         CHECK_MSG(cuzk_gpu_msm_plan_flags(plan) == plan_flags, "%s plan flags", g->name);
-    if (st == CUZK_OK) set_acc(plan, g->name);
     return st == CUZK_OK ? plan : NULL;
 }
 
@@ -291,7 +297,7 @@ static void test_sizes(const grp *g, int quick)
             }
             /* Pinned host scalars. */
             cuzk_scalar *pk = NULL;
-            if (cuzk_gpu_host_alloc((void **)&pk, n * sizeof *pk) == CUZK_OK) {
+            if (cuzk_gpu_host_alloc((void **)&pk, n * sizeof *pk, gerr) == CUZK_OK) {
                 for (size_t i = 0; i < n; i++) rand_scalar(&pk[i]);
                 compare(g, plan, p, pk, n, "pinned");
                 cuzk_gpu_host_free(pk);
@@ -477,7 +483,7 @@ static void test_sparse(const grp *g, int quick)
         }
         /* A prefix, and pinned host scalars. */
         compare_with(g, g->gpu_sparse, plan, base, k, nmax / 3 + 1, "prefix");
-        if (cuzk_gpu_host_alloc((void **)&pk, nmax * sizeof *pk) == CUZK_OK) {
+        if (cuzk_gpu_host_alloc((void **)&pk, nmax * sizeof *pk, gerr) == CUZK_OK) {
             memcpy(pk, k, nmax * sizeof *pk);
             compare_with(g, g->gpu_sparse, plan, base, pk, nmax, "pinned");
             cuzk_gpu_host_free(pk);
@@ -513,8 +519,7 @@ static void test_seq(const grp *g, int quick)
     cuzk_gpu_msm_plan *plan = NULL;
     cuzk_status st = g->plan_seq(&plan, n, bs, PT(g, bs, 1));
     CHECK_MSG(st == CUZK_OK, "%s seq plan: %s (%s)", g->name, cuzk_strerror(st),
-              cuzk_gpu_last_error());
-    if (plan) set_acc(plan, g->name);
+              gerr);
     if (!plan) {
         free(bs);
         return;
@@ -555,42 +560,55 @@ static void test_misuse(void)
     g2_gen(q, 4);
     for (int i = 0; i < 4; i++) rand_scalar(&k[i]);
     cuzk_gpu_msm_plan *plan = NULL, *plan2 = NULL;
-    CHECK(cuzk_gpu_g1_msm_plan_create(ctx, &plan, p, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm_plan_create(ctx, &plan, p, 4, 7) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g2_msm_plan_create(ctx, &plan, q, 4, 24) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 0, 0, 0) == CUZK_ERR_INVALID_ARGUMENT &&
+          strncmp(gerr, "gpu: ", 5) == 0);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 4, 7, 0) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G2, q, 4, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, (cuzk_gpu_group)3, q, 4, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
+    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7};
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &bad, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, NULL, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
     plan = make_plan(&G1, p, 4, 0);
     plan2 = make_plan(&G2, q, 4, 0);
     if (plan && plan2) {
         cuzk_g1_jac r;
         cuzk_g2_jac r2;
-        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 5, &r) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan, bits, 5, &r) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 0, &r) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
-        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan, bits, 0, &r) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
+        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits(&r, plan, 0, bits, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 0, gerr) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
+        CHECK(cuzk_gpu_g1_msm_bits(&r, plan, 0, bits, 0, gerr) == CUZK_OK &&
+              cuzk_g1_jac_is_inf(&r));
         /* A plan of the other group. */
-        CHECK(cuzk_gpu_g2_msm(ctx, plan, k, 4, &r2) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm(ctx, plan2, k, 4, &r) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm_bits(ctx, plan2, bits, 4, &r) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g2_msm(&r2, plan, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm(&r, plan2, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits(&r, plan2, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
         cuzk_gpu_msm_timing tm;
-        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 4, &r) == CUZK_OK);
-        CHECK(cuzk_gpu_msm_plan_timing(plan, &tm) == CUZK_OK && tm.total > 0);
-        CHECK(cuzk_gpu_g2_msm_bits(ctx, plan2, bits, 4, &r2) == CUZK_OK);
-        CHECK(cuzk_gpu_msm_plan_timing(plan2, &tm) == CUZK_OK && tm.total > 0);
-        /* Accumulation methods: bad ones refused, and switching back and
-         * forth keeps the results right. */
-        CHECK(cuzk_gpu_msm_plan_set_acc(NULL, CUZK_GPU_MSM_XYZZ) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_msm_plan_set_acc(plan, (cuzk_gpu_msm_acc)7) == CUZK_ERR_INVALID_ARGUMENT);
-        size_t bytes = cuzk_gpu_msm_plan_device_bytes(plan);
-        for (int rep = 0; rep < 2; rep++) {
-            CHECK(cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_BATCH_AFFINE) == CUZK_OK);
-            CHECK(cuzk_gpu_msm_plan_device_bytes(plan) > bytes);
-            compare(&G1, plan, p, k, 4, "switched to batch-affine");
-            CHECK(cuzk_gpu_msm_plan_set_acc(plan, CUZK_GPU_MSM_XYZZ) == CUZK_OK);
-            compare(&G1, plan, p, k, 4, "switched back to xyzz");
+        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_plan_timing(plan, &tm, gerr) == CUZK_OK && tm.total > 0);
+        CHECK(cuzk_gpu_g2_msm_bits(&r2, plan2, 0, bits, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_plan_timing(plan2, &tm, gerr) == CUZK_OK && tm.total > 0);
+        /* Start and finish misuse: no MSM started, the other group's
+         * finish, a busy plan. */
+        CHECK(cuzk_gpu_g1_msm_finish(&r, plan, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_msm_start(plan, 0, k, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_bits_start(plan, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g2_msm_finish(&r2, plan, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_finish(&r, plan, gerr) == CUZK_OK);
+        compare(&G1, plan, p, k, 4, "after misuse");
+        /* The default accumulation is batch-affine; XYZZ plans need less
+         * memory and give the same sums. */
+        cuzk_gpu_msm_plan *px = NULL;
+        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ};
+        CHECK(cuzk_gpu_msm_plan_acc(plan) == CUZK_GPU_MSM_BATCH_AFFINE);
+        CHECK(cuzk_gpu_msm_plan_create(&px, ctx, &ox, p, 4, gerr) == CUZK_OK);
+        if (px) {
+            CHECK(cuzk_gpu_msm_plan_acc(px) == CUZK_GPU_MSM_XYZZ);
+            CHECK(cuzk_gpu_msm_plan_device_bytes(px) < cuzk_gpu_msm_plan_device_bytes(plan));
+            compare(&G1, px, p, k, 4, "xyzz");
+            cuzk_gpu_msm_plan_destroy(px);
         }
-        CHECK(cuzk_gpu_msm_plan_set_acc(plan2, CUZK_GPU_MSM_BATCH_AFFINE) == CUZK_OK);
-        compare(&G2, plan2, q, k, 4, "switched to batch-affine");
+        compare(&G2, plan2, q, k, 4, "batch-affine");
     }
     cuzk_gpu_msm_plan_destroy(plan);
     cuzk_gpu_msm_plan_destroy(plan2);
@@ -610,42 +628,41 @@ static void test_precompute(void)
     for (int i = 0; i < 64; i++) rand_scalar(&k[i]);
     cuzk_gpu_msm_plan *plan = NULL;
     /* Windows: up to 24 precomputed, 23 plain; unknown flags. */
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 25, PRE) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 7, PRE) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, 4) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_g2_msm_plan_create_ex(ctx, &plan, q, 0, 0, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 25, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 7, PRE) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 0, 4) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan_of(&plan, CUZK_GPU_G2, q, 0, 0, PRE) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
-    CHECK(cuzk_gpu_msm_window_ex(1000, 0) == cuzk_gpu_msm_window(1000));
     /* The model's choices quoted in gpu.h and docs/perf.md. */
-    CHECK(cuzk_gpu_msm_window_ex((size_t)1 << 24, PRE) == 22);
-    CHECK(cuzk_gpu_msm_window_ex((size_t)1 << 26, PRE) == 24);
+    CHECK(cuzk_gpu_msm_window((size_t)1 << 24, PRE) == 22);
+    CHECK(cuzk_gpu_msm_window((size_t)1 << 26, PRE) == 24);
     /* Plain and precomputed plans of the same points: same results, the
      * table's time and memory reported. */
     cuzk_gpu_msm_plan *pl0 = NULL, *pl1 = NULL;
-    CHECK(cuzk_gpu_g2_msm_plan_create(ctx, &pl0, q, 64, 0) == CUZK_OK);
-    CHECK(cuzk_gpu_g2_msm_plan_create_ex(ctx, &pl1, q, 64, 0, PRE) == CUZK_OK);
+    CHECK(plan_of(&pl0, CUZK_GPU_G2, q, 64, 0, 0) == CUZK_OK);
+    CHECK(plan_of(&pl1, CUZK_GPU_G2, q, 64, 0, PRE) == CUZK_OK);
     if (pl0 && pl1) {
         cuzk_g2_jac r0, r1;
         CHECK(cuzk_gpu_msm_plan_flags(pl0) == 0 && cuzk_gpu_msm_plan_flags(pl1) == PRE);
-        CHECK(cuzk_gpu_msm_plan_window(pl1) == cuzk_gpu_msm_window_ex(64, PRE));
+        CHECK(cuzk_gpu_msm_plan_window(pl1) == cuzk_gpu_msm_window(64, PRE));
         CHECK(cuzk_gpu_msm_plan_table_ms(pl0) == 0 && cuzk_gpu_msm_plan_table_ms(pl1) > 0);
         /* the table: W = ceil(255 / c) copies of the 64 points (at this
          * size the plain plan's buckets can outweigh it, so no comparison) */
         unsigned c1 = cuzk_gpu_msm_plan_window(pl1);
         CHECK(cuzk_gpu_msm_plan_device_bytes(pl1) >=
               (size_t)((255 + c1 - 1) / c1) * 64 * sizeof(cuzk_g2_affine));
-        CHECK(cuzk_gpu_g2_msm(ctx, pl0, k, 64, &r0) == CUZK_OK);
-        CHECK(cuzk_gpu_g2_msm(ctx, pl1, k, 64, &r1) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm(&r0, pl0, 0, k, 64, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm(&r1, pl1, 0, k, 64, gerr) == CUZK_OK);
         CHECK(cuzk_g2_jac_eq(&r0, &r1));
-        CHECK(cuzk_gpu_g1_msm(ctx, pl1, k, 64, (cuzk_g1_jac *)&r1) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm((cuzk_g1_jac *)&r1, pl1, 0, k, 64, gerr) ==
+              CUZK_ERR_INVALID_ARGUMENT);
     }
     cuzk_gpu_msm_plan_destroy(pl0);
     cuzk_gpu_msm_plan_destroy(pl1);
     /* A subset-sum table: flag, time and memory (15 points per 4) reported. */
     pl0 = NULL;
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &pl0, p, 64, 0, CUZK_GPU_MSM_BITS_TABLE) ==
-          CUZK_OK);
+    CHECK(plan_of(&pl0, CUZK_GPU_G1, p, 64, 0, CUZK_GPU_MSM_BITS_TABLE) == CUZK_OK);
     if (pl0) {
         CHECK(cuzk_gpu_msm_plan_flags(pl0) == CUZK_GPU_MSM_BITS_TABLE);
         CHECK(cuzk_gpu_msm_plan_table_ms(pl0) > 0);
@@ -657,22 +674,25 @@ static void test_precompute(void)
      * G1 points, 187 GB (the allocation fails, unless the device is larger).
      * Either way NO_MEMORY, nothing is set, and the context still works. */
     plan = NULL;
-    CHECK(cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, (size_t)1 << 27, 8, &bs[0], &bs[1],
-                                             PRE) == CUZK_ERR_NO_MEMORY);
-    cuzk_gpu_device_info di;
-    if (cuzk_gpu_get_device_info(0, &di) == CUZK_OK &&
-        di.global_mem < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
-        cuzk_status st = cuzk_gpu_g1_msm_plan_create_seq_ex(ctx, &plan, (size_t)1 << 26, 9,
-                                                            &bs[0], &bs[1], PRE);
+    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT};
+    CHECK(cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o8, (size_t)1 << 27, &bs[0], &bs[1],
+                                       gerr) == CUZK_ERR_NO_MEMORY);
+    size_t pool = 0;
+    cuzk_gpu_ctx_pool(ctx, &pool, NULL);
+    if (pool < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
+        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT};
+        cuzk_status st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o9, (size_t)1 << 26, &bs[0],
+                                                      &bs[1], gerr);
         CHECK_MSG(st == CUZK_ERR_NO_MEMORY, "187 GB table: %s (%s)", cuzk_strerror(st),
-                  cuzk_gpu_last_error());
+                  gerr);
     }
     CHECK(plan == NULL);
-    CHECK(cuzk_gpu_g1_msm_plan_create_ex(ctx, &plan, p, 64, 0, PRE) == CUZK_OK);
+    CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 0, PRE) == CUZK_OK);
     if (plan) {
         cuzk_g1_jac want, got;
         CHECK(cuzk_g1_msm(&want, p, k, 64, 0) == CUZK_OK);
-        CHECK(cuzk_gpu_g1_msm(ctx, plan, k, 64, &got) == CUZK_OK && cuzk_g1_jac_eq(&want, &got));
+        CHECK(cuzk_gpu_g1_msm(&got, plan, 0, k, 64, gerr) == CUZK_OK &&
+              cuzk_g1_jac_eq(&want, &got));
         cuzk_gpu_msm_plan_destroy(plan);
     }
     printf("  precomputed plans: done (%d failures so far)\n", test_failures);
@@ -682,9 +702,9 @@ int main(void)
 {
     int skip = gpu_test_start(NAME);
     if (skip) return skip;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, 0);
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, NULL, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), gerr);
         return 1;
     }
     int quick = getenv("CUZK_TEST_QUICK") != NULL;

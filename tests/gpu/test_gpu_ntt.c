@@ -19,6 +19,10 @@
 
 #define NAME "test_gpu_ntt"
 
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
+/* The pass kernels' variant of test_size's domains: 0 (the default, 8) or 4. */
+static unsigned ept;
+
 static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
 static void cpu_ntt(const cuzk_ntt_domain *d, int kind, cuzk_fr *a)
@@ -58,9 +62,9 @@ static int compare_one(cuzk_gpu_ntt_domain *gd, const cuzk_ntt_domain *cd, int k
     memcpy(want, in, n * sizeof *want);
     memcpy(got, in, n * sizeof *got);
     cpu_ntt(cd, kind, want);
-    cuzk_status st = cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)kind, got);
+    cuzk_status st = cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)kind, got, gerr);
     CHECK_MSG(st == CUZK_OK, "%s n=%zu %s: %s (%s)", what, n, kind_names[kind], cuzk_strerror(st),
-              cuzk_gpu_last_error());
+              gerr);
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < n; i++)
         if (memcmp(&got[i], &want[i], sizeof got[i])) {
@@ -80,10 +84,11 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
     size_t n = (size_t)1 << log_n;
     cuzk_gpu_ntt_domain *gd = NULL;
     cuzk_ntt_domain *cd = NULL;
-    cuzk_status st = k1 ? cuzk_gpu_ntt_domain_create_split(ctx, &gd, log_n, roots, k1)
-                        : cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots);
+    cuzk_status st = k1 || ept
+                         ? cuzk_gpu_ntt_domain_create_ex(&gd, ctx, log_n, roots, k1, ept, gerr)
+                        : cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr);
     CHECK_MSG(st == CUZK_OK, "gpu domain 2^%u k1 %u: %s (%s)", log_n, k1, cuzk_strerror(st),
-              cuzk_gpu_last_error());
+              gerr);
     CHECK(cuzk_ntt_domain_create(&cd, log_n, roots, 0) == CUZK_OK);
     cuzk_fr *in = malloc(n * sizeof *in);
     if (st == CUZK_OK && cd && in) {
@@ -94,7 +99,7 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
             ok &= compare_one(gd, cd, kind, in, n, k1 ? "forced split" : "random");
         }
         cuzk_gpu_ntt_info info;
-        if (cuzk_gpu_ntt_get_info(gd, &info) == CUZK_OK && log_n >= 3)
+        if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3)
             printf("%s: 2^%-2u %-10s split (%d, %d, %d): %s\n", NAME, log_n,
                    roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
                    info.k1, ok ? "ok" : "MISMATCH");
@@ -110,7 +115,7 @@ static void test_edges(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
     size_t n = (size_t)1 << log_n;
     cuzk_gpu_ntt_domain *gd = NULL;
     cuzk_ntt_domain *cd = NULL;
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots) == CUZK_OK);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr) == CUZK_OK);
     CHECK(cuzk_ntt_domain_create(&cd, log_n, roots, 0) == CUZK_OK);
     cuzk_fr *in = malloc(n * sizeof *in);
     if (gd && cd && in) {
@@ -135,17 +140,17 @@ static void test_roundtrip(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
 {
     size_t n = (size_t)1 << log_n;
     cuzk_gpu_ntt_domain *gd = NULL;
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, log_n, roots) == CUZK_OK);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr) == CUZK_OK);
     cuzk_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     if (gd && x && y) {
         for (int coset = 0; coset < 2; coset++) {
             for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
             memcpy(y, x, n * sizeof *x);
             CHECK(cuzk_gpu_ntt_host(gd, coset ? CUZK_GPU_NTT_COSET_FORWARD : CUZK_GPU_NTT_FORWARD,
-                                    y) == CUZK_OK);
+                                    y, gerr) == CUZK_OK);
             CHECK(memcmp(x, y, n * sizeof *x) != 0);
             CHECK(cuzk_gpu_ntt_host(gd, coset ? CUZK_GPU_NTT_COSET_INVERSE : CUZK_GPU_NTT_INVERSE,
-                                    y) == CUZK_OK);
+                                    y, gerr) == CUZK_OK);
             CHECK_MSG(memcmp(x, y, n * sizeof *x) == 0, "round trip 2^%u %s%s", log_n,
                       coset ? "coset " : "", roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson");
         }
@@ -158,38 +163,53 @@ static void test_roundtrip(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
 static void test_misuse(cuzk_gpu_ctx *ctx)
 {
     cuzk_gpu_ntt_domain *gd = (cuzk_gpu_ntt_domain *)&gd;
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 0, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, ctx, 0, CUZK_ROOTS_SNARKJS, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strncmp(gerr, "gpu: ", 5) == 0);
     CHECK(gd == NULL);
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 29, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, &gd, 10, (cuzk_roots)3) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create(NULL, &gd, 10, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create(ctx, NULL, 10, CUZK_ROOTS_SNARKJS) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, ctx, 29, CUZK_ROOTS_SNARKJS, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, ctx, 10, (cuzk_roots)3, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(&gd, NULL, 10, CUZK_ROOTS_SNARKJS, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create(NULL, ctx, 10, CUZK_ROOTS_SNARKJS, NULL) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    /* The variant is 8 or 4 elements per thread. */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 2, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
     /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
-    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 6) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 1) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 1, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 0) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_split(ctx, &gd, 12, CUZK_ROOTS_SNARKJS, 4) == CUZK_OK);
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, gerr) ==
+          CUZK_OK);
     cuzk_fr x[4096];
     memset(x, 0, sizeof x);
-    CHECK(cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)4, x) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_host(NULL, CUZK_GPU_NTT_FORWARD, x) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt(gd, CUZK_GPU_NTT_FORWARD, NULL) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt(gd, CUZK_GPU_NTT_FORWARD, (cuzk_fr *)(uintptr_t)8) ==
+    CHECK(cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)4, x, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_host(NULL, CUZK_GPU_NTT_FORWARD, x, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt(gd, 0, CUZK_GPU_NTT_FORWARD, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt(gd, 0, CUZK_GPU_NTT_FORWARD, (cuzk_fr *)(uintptr_t)8, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT); /* misaligned */
     CHECK(cuzk_gpu_ntt_size(NULL) == 0);
+    cuzk_gpu_ntt_info info;
+    memset(&info, 0, sizeof info);
+    CHECK(cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK);
     cuzk_gpu_ntt_domain_destroy(gd);
     cuzk_gpu_ntt_domain_destroy(NULL);
-    /* a pool too small for the host convenience */
+    /* a pool with room for a 2^12 domain's tables but not for the host
+     * convenience's 2^12 elements (128 KiB) */
     cuzk_gpu_ctx *small = NULL;
-    CHECK(cuzk_gpu_ctx_create(&small, 0, 1 << 16) == CUZK_OK);
+    cuzk_gpu_ctx_opts so = {0, ((info.table_bytes + 255) & ~(size_t)255) + (64 << 10), 1};
+    CHECK(cuzk_gpu_ctx_create(&small, &so, gerr) == CUZK_OK);
     if (small) {
         gd = NULL;
-        CHECK(cuzk_gpu_ntt_domain_create(small, &gd, 12, CUZK_ROOTS_BELLPERSON) == CUZK_OK);
-        CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, x) == CUZK_ERR_NO_MEMORY);
+        CHECK(cuzk_gpu_ntt_domain_create(&gd, small, 12, CUZK_ROOTS_BELLPERSON, gerr) ==
+              CUZK_OK);
+        CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, x, gerr) == CUZK_ERR_NO_MEMORY);
         cuzk_gpu_ntt_domain_destroy(gd);
         cuzk_gpu_ctx_destroy(small);
     }
@@ -202,10 +222,11 @@ int main(void)
     const char *q = getenv("CUZK_TEST_QUICK");
     int quick = q && *q && *q != '0';
 
-    /* Pool: 2^22 elements (128 MiB) for the host convenience. */
+    /* Pool: 1 GiB, for the domains and the host convenience's data. */
     cuzk_gpu_ctx *ctx = NULL;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, (size_t)32 << 22);
-    CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), cuzk_gpu_last_error());
+    cuzk_gpu_ctx_opts o = {0, (size_t)1 << 30, 1};
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, &o, gerr);
+    CHECK_MSG(st == CUZK_OK, "ctx_create: %s (%s)", cuzk_strerror(st), gerr);
     if (st != CUZK_OK) return test_done(NAME);
 
     static const cuzk_roots conv[2] = {CUZK_ROOTS_BELLPERSON, CUZK_ROOTS_SNARKJS};
@@ -229,6 +250,14 @@ int main(void)
         test_roundtrip(ctx, 13, conv[c]);
         test_roundtrip(ctx, 17, conv[c]);
     }
+    /* The 4-elements-per-thread pass kernels. */
+    ept = 4;
+    test_size(ctx, 12, CUZK_ROOTS_BELLPERSON, 0);
+    if (!quick) {
+        test_size(ctx, 16, CUZK_ROOTS_SNARKJS, 0);
+        test_size(ctx, 21, CUZK_ROOTS_BELLPERSON, 0);
+    }
+    ept = 0;
     test_misuse(ctx);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);

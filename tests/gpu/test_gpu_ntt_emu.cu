@@ -4,7 +4,8 @@
  * src/gpu/ntt.cu is replaced by a loop over its blocks; within a block every
  * phase runs for all threads in turn before the next phase starts (the
  * kernel's barriers), with a host array as the shared memory. Both kernel
- * variants (8 and 4 elements per thread, CUZK_NTT_VARIANT), so it checks the
+ * variants (8 and 4 elements per thread, the elems_per_thread option of
+ * cuzk_gpu_ntt_domain_create_ex), so it checks the
  * index logic of both on machines without a GPU; test_gpu_ntt checks the
  * real kernels on a GPU.
  *

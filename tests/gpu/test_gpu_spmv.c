@@ -24,6 +24,7 @@
 #define NAME "test_gpu_spmv"
 
 static cuzk_gpu_ctx *ctx;
+static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 
 /* CPU and GPU on p with witness wit; a, b, c compared. */
 static void compare(const cuzk_pce *p, const cuzk_pce_witness *wit, const char *what)
@@ -42,13 +43,14 @@ static void compare(const cuzk_pce *p, const cuzk_pce_witness *wit, const char *
     cuzk_status st = cuzk_pce_eval(p, wit, want, want + n, has_c ? want + 2 * n : NULL, 0, err);
     CHECK_MSG(st == CUZK_OK, "%s: cpu eval: %s", what, err);
     cuzk_gpu_pce *d = NULL;
-    st = cuzk_gpu_pce_create(ctx, &d, p);
-    CHECK_MSG(st == CUZK_OK, "%s: gpu pce: %s (%s)", what, cuzk_strerror(st), cuzk_gpu_last_error());
+    st = cuzk_gpu_pce_create(&d, ctx, p, gerr);
+    CHECK_MSG(st == CUZK_OK, "%s: gpu pce: %s (%s)", what, cuzk_strerror(st), gerr);
     if (st == CUZK_OK) {
         float ms[1];
-        st = cuzk_gpu_pce_eval_host(d, wit, got, got + n, has_c ? got + 2 * n : NULL, 1, ms);
+        st = cuzk_gpu_pce_eval_host(d, wit, got, got + n, has_c ? got + 2 * n : NULL, 1, ms,
+                                    gerr);
         CHECK_MSG(st == CUZK_OK, "%s: gpu eval: %s (%s)", what, cuzk_strerror(st),
-                  cuzk_gpu_last_error());
+                  gerr);
         if (st == CUZK_OK)
             for (int k = 0; k < 2 + has_c; k++) {
                 uint64_t bad = p->n_rows;
@@ -150,29 +152,32 @@ static void test_misuse(void)
     }
     cuzk_pce_matrices_free(&m);
     cuzk_gpu_pce *d = NULL;
-    CHECK(cuzk_gpu_pce_create(ctx, NULL, &p) == CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_pce_create(NULL, &d, &p) == CUZK_ERR_INVALID_ARGUMENT);
-    if (cuzk_gpu_pce_create(ctx, &d, &p) == CUZK_OK) {
+    CHECK(cuzk_gpu_pce_create(NULL, ctx, &p, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_pce_create(&d, NULL, &p, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    if (cuzk_gpu_pce_create(&d, ctx, &p, gerr) == CUZK_OK) {
         CHECK(cuzk_gpu_pce_device_bytes(d) >= p.image_size / 2);
         size_t n = sh.n_inputs + sh.n_aux;
         cuzk_fr *w = calloc(n, sizeof *w), *o = calloc(3 * sh.n_rows, sizeof *o);
         uint64_t bm[8] = {0};
         cuzk_pce_witness wit = {w, n, NULL, NULL};
         /* c without a C matrix; wrong witness length; bit_val without is_bit */
-        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, o + sh.n_rows, o + 2 * sh.n_rows, 0, NULL) ==
+        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, o + sh.n_rows, o + 2 * sh.n_rows, 0, NULL,
+                                     gerr) ==
               CUZK_ERR_INVALID_ARGUMENT);
         wit.n_w = n - 1;
-        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL, gerr) ==
+              CUZK_ERR_INVALID_ARGUMENT);
         wit.n_w = n;
         wit.bit_val = bm;
-        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL, gerr) ==
+              CUZK_ERR_INVALID_ARGUMENT);
         wit.bit_val = NULL;
-        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL) == CUZK_OK);
+        CHECK(cuzk_gpu_pce_eval_host(d, &wit, o, NULL, NULL, 0, NULL, gerr) == CUZK_OK);
         free(w);
         free(o);
         cuzk_gpu_pce_destroy(d);
     } else {
-        CHECK_MSG(0, "create: %s", cuzk_gpu_last_error());
+        CHECK_MSG(0, "create: %s", gerr);
     }
     cuzk_gpu_pce_destroy(NULL);
     cuzk_pce_free(&p);
@@ -182,9 +187,9 @@ int main(void)
 {
     int skip = gpu_test_start(NAME);
     if (skip) return skip;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, 0, 0);
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, NULL, gerr);
     if (st != CUZK_OK) {
-        fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), cuzk_gpu_last_error());
+        fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), gerr);
         return 1;
     }
     int quick = getenv("CUZK_TEST_QUICK") != NULL;

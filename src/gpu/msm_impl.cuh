@@ -1,0 +1,660 @@
+/* cuzk — the G1/G2 MSM kernels and their launch sequences, as templates
+ * over the group (internal). Included once by msm_g1.cu and once by
+ * msm_g2.cu, so the two groups compile as separate units; each defines its
+ * msm_group_ops (msm_plan.cuh) from MSM_GROUP_OPS. The stages' per-thread
+ * work is in msm.cuh and msm_affine.cuh; the plan and the shared host code
+ * in msm_plan.cuh and msm.cu. Kernels without a group parameter are static:
+ * each unit has its own copy. */
+#ifndef CUZK_GPU_MSM_IMPL_CUH
+#define CUZK_GPU_MSM_IMPL_CUH
+
+extern "C" {
+#include <cuzk/ec.h>
+#include <cuzk/ff.h>
+#include <cuzk/msm.h>
+}
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "gpu/msm_plan.cuh"
+#include "gpu/msm_affine.cuh"
+
+#define blocks_for msm_blocks_for
+
+/* ------------------------------------------------------------- kernels -- */
+
+/* Block sizes. Accumulation: 128 threads; the G1 kernel takes 164 registers
+ * per thread (ptxas, sm_90, no spills), so 3 blocks (12 warps) fit an SM
+ * (see msm_tune).
+ * The reduction kernels take 255 registers with small spills (ec_add on two
+ * XYZZ points in registers); not tuned. */
+#define MSM_ACC_BLOCK 128
+#define MSM_RED_BLOCK 128
+
+/* inf[i] = 1 iff point i is (0, 0). */
+template <class F>
+__global__ void msm_inf_kernel(const uint4 *points, size_t n, uint8_t *inf)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    ec_aff<F> a;
+    ec_load_aff<F>(a, points + i * ec_aff<F>::U4);
+    inf[i] = ec_aff_is_inf<F>(a) ? 1 : 0;
+}
+
+static __global__ void msm_digits_kernel(msm_geom g, const uint4 *scalars, const uint8_t *inf,
+                                  uint32_t n, uint32_t *keys, uint32_t *vals)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    msm_digits_thread(g, scalars, inf, n, keys, vals, i);
+}
+
+/* ZZ = 0 (infinity) in every bucket. */
+template <class F>
+__global__ void msm_clear_kernel(uint4 *buckets, size_t count)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    typename F::E z;
+    F::set_zero(z);
+    F::store(buckets + i * ec_xyzz<F>::U4 + 2 * F::U4, z);
+}
+
+/* Minimum resident blocks (of MSM_ACC_BLOCK threads) asked of ptxas, which
+ * caps the registers at 65536 / (128 x blocks). Measured on the H200
+ * (docs/perf.md, "GPU G1 MSM"): capping the G1 accumulation at 128
+ * registers (4 blocks instead of 3) made it 1.6% slower at 2^26, and the
+ * G1 bitmap sum 3% faster (16.19 -> 15.72 ms); G2 kernels keep their 255. */
+template <class F>
+struct msm_tune {
+    static constexpr int acc_blocks = 1;  /* G1 accumulation: uncapped, 164 registers */
+    static constexpr int bits_blocks = 4; /* G1 bitmap sum: 128 registers */
+};
+template <>
+struct msm_tune<EcFp2> {
+    static constexpr int acc_blocks = 1, bits_blocks = 1;
+};
+
+template <class F>
+__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::acc_blocks)
+    msm_accumulate_kernel(msm_acc_args a, size_t nchunks)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nchunks) return;
+    msm_accumulate_thread<F>(a, t);
+}
+
+template <class F>
+__global__ void msm_combine_kernel(msm_acc_args a, size_t nchunks)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nchunks) return;
+    msm_combine_thread<F>(a, t);
+}
+
+template <class F>
+__global__ void msm_reduce1_kernel(msm_geom g, const uint4 *buckets, uint4 *seg)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)g.nwin * g.t1) return;
+    msm_reduce1_thread<F>(g, buckets, seg, i);
+}
+
+/* One block of g.t2 threads per window; the tree steps are separated by
+ * barriers (the nodes live in global memory; __syncthreads orders the
+ * block's global accesses too). */
+template <class F>
+__global__ void __launch_bounds__(256) msm_reduce2_kernel(msm_geom g, const uint4 *seg, uint4 *tree, uint4 *win)
+{
+    size_t w = blockIdx.x, t = threadIdx.x;
+    msm_reduce2_start<F>(g, seg, tree, w, t);
+    for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++) {
+        __syncthreads();
+        msm_reduce2_merge<F>(g, tree, w, t, lg_h);
+    }
+    __syncthreads();
+    if (t == 0) msm_reduce2_finish<F>(g, tree, win, w);
+}
+
+static __global__ void msm_live_kernel(const uint8_t *inf, size_t n, uint64_t *live, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_live_thread(inf, n, live, w);
+}
+
+template <bool TAB>
+__global__ void msm_bits_count_kernel(const uint64_t *bits, const uint64_t *live, size_t n,
+                                      uint32_t *cnt, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_bits_count_thread<TAB>(bits, live, n, cnt, w);
+}
+
+template <class F, bool TAB>
+__global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
+    msm_bits_kernel(const uint64_t *bits, const uint64_t *live, size_t n, const uint32_t *cnt,
+                    const uint32_t *off, size_t nw, const uint4 *src, uint4 *partial,
+                    size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_bits_thread<F, TAB>(bits, live, n, cnt, off, nw, src, partial, t);
+}
+
+template <class F>
+__global__ void msm_subset_kernel(const uint4 *points, const uint8_t *inf, size_t n, uint4 *tab,
+                                  size_t ngroups)
+{
+    size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= ngroups) return;
+    msm_subset_thread<F>(points, inf, n, tab, q);
+}
+
+static __global__ void msm_split_kernel(const uint4 *in, uint4 *rest, size_t n, uint64_t *ones, size_t nw)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    msm_split_thread(in, rest, n, ones, w);
+}
+
+template <class F>
+__global__ void msm_sum_kernel(const uint4 *in, size_t m, uint4 *out, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_sum_thread<F>(in, m, out, t);
+}
+
+template <class F>
+__global__ void msm_gen_kernel(ec_aff<F> base, ec_aff<F> step, size_t n, size_t off,
+                               size_t nthreads, uint4 *points, uint4 *tmp)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_gen_thread<F>(base, step, n, off, nthreads, points, tmp, t);
+}
+
+template <class F>
+__global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_t n, size_t off,
+                                 size_t nthreads, uint4 *tmp)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_table_thread<F>(src, dst, c, n, off, nthreads, tmp, t);
+}
+/* ------------------------------------------ batch-affine accumulation --
+ * Stage 3 (and 4) by affine additions sharing inversions (msm_affine.cuh),
+ * on plans made with it (cuzk_gpu_msm_opts.acc, the default). */
+
+/* Streams per thread and entries per stream. K: the inversion (~30-50 Fp
+ * multiplications' worth) costs 1/K of it per addition, the thread's local
+ * state is 3 K field elements (K <= 64: the stream masks are 64-bit).
+ * Measured on the H200 (docs/perf.md, "GPU G1 MSM"): K = 64 against 32
+ * made the accumulation 6.7% faster for G1 at 2^26 (306.4 -> 286.0 ms) and
+ * 3.7% for G2 at 2^24. MSM_AFF_LEN: a bucket cut by a stream boundary costs
+ * one mixed addition more (merge) and 2 affine pieces of memory per stream;
+ * at 2^26 G1 points, c = 22, runs are ~32 entries long (not tuned). */
+#ifndef MSM_AFF_K /* -DMSM_AFF_K=32 to compare */
+#define MSM_AFF_K 64
+#endif
+#define MSM_AFF_BLOCK 128
+/* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
+static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
+
+template <class F>
+__global__ void __launch_bounds__(MSM_AFF_BLOCK)
+    msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
+}
+
+template <class F>
+__global__ void msm_aff_merge_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_merge_thread<F>(a, t);
+}
+
+template <class F>
+__global__ void msm_aff_combine_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_combine_thread<F>(a, t);
+}
+
+
+/* ------------------------------------------------------- plan creation -- */
+
+/* A precomputed plan's table T[1 .. nwin) from T[0] (the points): nwin - 1
+ * steps of c doublings a point (msm_table_thread), each step one launch per
+ * batch of points (the temporary, 3 field elements a point, lies in the
+ * plan's scratch: 16 nwin n bytes or more, so G1 steps take 1 launch, G2
+ * steps 1-2). Records its device time in table_ms.
+ * Estimate (not yet measured) from the field rates of docs/perf.md (Fp mul
+ * 26.4, sqr 32.5 G/s): a point step costs ~(c - 1) 9 + 32 Fp products (the
+ * thread's inversion shared by MSM_TAB_K points), 8.5 ns of the chip at
+ * c = 24, so 2^26 G1 points at c = 24 (10 steps) take 5.7 s at the field
+ * kernels' rate, ~6-8 s in practice; 2^24 at c = 22 ~1.5-2 s; G2 ~2.7x
+ * per point. */
+template <class F>
+static cuzk_status plan_table(cuzk_gpu_msm_plan *p, char *err)
+{
+    constexpr size_t A = ec_aff<F>::U4, E = F::U4 * sizeof(uint4);
+    cudaStream_t s = gpu_setup_stream(p->ctx);
+    cudaEvent_t *ev = p->ev[PH_MSM];
+    size_t n = p->n;
+    /* Threads per launch: every point of the batch needs its 3 E bytes. The
+     * scratch holds the buckets, >= 128 XYZZ points, so at least one thread
+     * of MSM_TAB_K points fits. */
+    size_t nthreads = (n + MSM_TAB_K - 1) / MSM_TAB_K;
+    size_t fit = p->scratch_bytes / (3 * E) / MSM_TAB_K;
+    if (nthreads > fit) nthreads = fit;
+    if (nthreads == 0) /* cannot happen: see above */
+        return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm plan: no scratch for the table");
+    size_t batch = nthreads * MSM_TAB_K;
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
+    for (unsigned w = 1; w < p->g.nwin; w++) {
+        const uint4 *src = p->points + (size_t)(w - 1) * n * A;
+        uint4 *dst = p->points + (size_t)w * n * A;
+        for (size_t off = 0; off < n; off += batch) {
+            msm_table_kernel<F><<<blocks_for(nthreads, 128), 128, 0, s>>>(
+                src, dst, p->g.c, n, off, nthreads, (uint4 *)p->scratch);
+            CUZK_CUDA_TRY_LAUNCH(err);
+        }
+    }
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(err, cudaEventSynchronize(ev[EV_REDUCE]));
+    CUZK_CUDA_TRY(err, cudaEventElapsedTime(&p->table_ms, ev[EV_START], ev[EV_REDUCE]));
+    return CUZK_OK;
+}
+
+template <class F>
+static cuzk_status plan_init(cuzk_gpu_msm_plan *p, char *err)
+{
+    cudaStream_t s = gpu_setup_stream(p->ctx);
+    cudaEvent_t *ev = p->ev[PH_MSM];
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
+        cuzk_status st = plan_table<F>(p, err);
+        if (st != CUZK_OK) return st;
+    }
+    size_t nw = (p->n + 63) / 64;
+    msm_inf_kernel<F><<<blocks_for(p->n, 256), 256, 0, s>>>(p->points, p->n, p->inf);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    msm_live_kernel<<<blocks_for(nw, 256), 256, 0, s>>>(p->inf, p->n, p->live, nw);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    if (p->bits_tab) {
+        size_t ng = (p->n + 3) / 4;
+        float ms = 0;
+        CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
+        msm_subset_kernel<F><<<blocks_for(ng, 128), 128, 0, s>>>(p->points, p->inf, p->n,
+                                                                   p->bits_tab, ng);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
+        CUZK_CUDA_TRY(err, cudaEventSynchronize(ev[EV_REDUCE]));
+        CUZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_REDUCE]));
+        p->table_ms += ms;
+    }
+    CUZK_CUDA_TRY(err, cudaStreamSynchronize(s));
+    return CUZK_OK;
+}
+
+/* Points per generation batch at most: bounds the launch. The temporary (3
+ * field elements a point) lies in the plan's scratch, as for plan_table. */
+#define MSM_GEN_BATCH ((size_t)1 << 22)
+
+template <class F>
+static cuzk_status plan_gen(cuzk_gpu_msm_plan *p, const void *base, const void *step, char *err)
+{
+    constexpr size_t E = F::U4 * sizeof(uint4);
+    cudaStream_t s = gpu_setup_stream(p->ctx);
+    ec_aff<F> b, st;
+    memcpy(&b, base, sizeof b);
+    memcpy(&st, step, sizeof st);
+    size_t n = p->n;
+    size_t batch = n < MSM_GEN_BATCH ? n : MSM_GEN_BATCH;
+    size_t nthreads = (batch + MSM_GEN_K - 1) / MSM_GEN_K;
+    size_t fit = p->scratch_bytes / (3 * E) / MSM_GEN_K;
+    if (nthreads > fit) nthreads = fit;
+    if (nthreads == 0) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm plan: no scratch");
+    batch = nthreads * MSM_GEN_K;
+    for (size_t off = 0; off < n; off += batch) {
+        msm_gen_kernel<F><<<blocks_for(nthreads, 128), 128, 0, s>>>(b, st, n, off, nthreads,
+                                                                    p->points,
+                                                                    (uint4 *)p->scratch);
+        CUZK_CUDA_TRY_LAUNCH(err);
+    }
+    return CUZK_OK;
+}
+
+/* ----------------------------------------------------------------- MSM -- */
+
+/* Host arrays are copied to the plan's staging buffer on s (pinned memory
+ * copies at full PCIe speed); device arrays are used in place. *src becomes
+ * the pointer to read. */
+static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void **src,
+                               size_t bytes, char *err)
+{
+    cudaPointerAttributes pa;
+    CUZK_CUDA_TRY(err, cudaPointerGetAttributes(&pa, *src));
+    if (pa.type != cudaMemoryTypeDevice && pa.type != cudaMemoryTypeManaged) {
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->scalars, *src, bytes, cudaMemcpyHostToDevice, s));
+        *src = p->scalars;
+    }
+    return CUZK_OK;
+}
+
+
+template <class F>
+static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, const msm_acc_args &x,
+                                      char *err)
+{
+    msm_aff_args a;
+    a.keys = x.keys;
+    a.vals = x.vals;
+    a.m = x.m;
+    a.sentinel = x.sentinel;
+    a.len = MSM_AFF_LEN;
+    a.streams = MSM_AFF_K;
+    a.points = x.points;
+    a.buckets = x.buckets;
+    a.pieces = p->aff_pieces;
+    a.tpieces = x.pieces;
+    size_t nthreads = (msm_aff_streams(x.m) + MSM_AFF_K - 1) / MSM_AFF_K;
+    unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
+    msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    msm_aff_merge_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    msm_aff_combine_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    return CUZK_OK;
+}
+
+/* Enqueues the device stages of an MSM on s; the window sums end up in
+ * p->win_host (a precomputed plan: the virtual windows' S_v, then their
+ * U_v) once the stream gets there. */
+template <class F>
+static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src, size_t n,
+                           char *err)
+{
+    const msm_geom &g = p->g, &rg = p->rg;
+    cudaEvent_t *ev = p->ev[PH_MSM];
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
+    cuzk_status st = stage_input(p, s, &src, n * sizeof(cuzk_scalar), err);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_UPLOAD], s));
+
+    size_t m = (size_t)g.nwin * n;
+    msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
+                                                         (uint32_t)n, p->keys[0], p->vals[0]);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    size_t nbuckets = (size_t)rg.nwin * rg.nb;
+    msm_clear_kernel<F><<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_DIGITS], s));
+
+    cub::DoubleBuffer<uint32_t> dk(p->keys[0], p->keys[1]), dv(p->vals[0], p->vals[1]);
+    size_t tmp_bytes = p->sort_tmp_bytes;
+    CUZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(p->sort_tmp, tmp_bytes, dk, dv,
+                                                       (uint32_t)m, 0, (int)g.keybits, s));
+    CUZK_CUDA_TRY_LAUNCH(err);
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_SORT], s));
+
+    msm_acc_args a;
+    a.keys = dk.Current();
+    a.vals = dv.Current();
+    a.m = m;
+    a.sentinel = g.sentinel;
+    a.points = p->points;
+    a.buckets = p->buckets;
+    a.pieces = p->pieces;
+    size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    if (p->acc == CUZK_GPU_MSM_BATCH_AFFINE) {
+        /* The batch-affine variant (msm_affine.cuh); same input and output. */
+        if ((st = msm_aff_accumulate<F>(p, s, a, err)) != CUZK_OK) return st;
+    } else {
+        msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            a, nchunks);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(
+            a, nchunks);
+        CUZK_CUDA_TRY_LAUNCH(err);
+    }
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_ACC], s));
+
+    size_t nseg = (size_t)rg.nwin * rg.t1;
+    msm_reduce1_kernel<F><<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(rg, p->buckets,
+                                                                                    p->seg);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    msm_reduce2_kernel<F><<<rg.nwin, rg.t2, 0, s>>>(rg, p->seg, p->tree, p->win);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->win_host, p->win, rg.nwin * p->xyzz_bytes,
+                                       cudaMemcpyDeviceToHost, s));
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) /* U_v: the third point of tree node (v, 0) */
+        CUZK_CUDA_TRY(err, cudaMemcpy2DAsync((char *)p->win_host + rg.nwin * p->xyzz_bytes,
+                                             p->xyzz_bytes, (char *)p->tree + 2 * p->xyzz_bytes,
+                                             3 * (size_t)rg.t2 * p->xyzz_bytes, p->xyzz_bytes,
+                                             rg.nwin, cudaMemcpyDeviceToHost, s));
+    return CUZK_OK;
+}
+
+/* The host side of each group, for the last steps of a call on the host. */
+struct HostG1 {
+    typedef EcFp F;
+    typedef cuzk_g1_jac jac;
+    typedef cuzk_g1_xyzz xyzz;
+    static void inf(jac *r) { cuzk_g1_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g1_dbl(r, r); }
+    static void add(jac *r, const jac *a) { cuzk_g1_add(r, r, a); }
+    static void x_inf(xyzz *r) { cuzk_g1_xyzz_set_inf(r); }
+    static void x_dbl(xyzz *r) { cuzk_g1_xyzz_dbl(r, r); }
+    static void x_add(xyzz *r, const xyzz *a) { cuzk_g1_xyzz_add(r, r, a); }
+    static void x_jac(jac *r, const xyzz *a) { cuzk_g1_xyzz_to_jac(r, a); }
+};
+
+struct HostG2 {
+    typedef EcFp2 F;
+    typedef cuzk_g2_jac jac;
+    typedef cuzk_g2_xyzz xyzz;
+    static void inf(jac *r) { cuzk_g2_jac_set_inf(r); }
+    static void dbl(jac *r) { cuzk_g2_dbl(r, r); }
+    static void add(jac *r, const jac *a) { cuzk_g2_add(r, r, a); }
+    static void x_inf(xyzz *r) { cuzk_g2_xyzz_set_inf(r); }
+    static void x_dbl(xyzz *r) { cuzk_g2_xyzz_dbl(r, r); }
+    static void x_add(xyzz *r, const xyzz *a) { cuzk_g2_xyzz_add(r, r, a); }
+    static void x_jac(jac *r, const xyzz *a) { cuzk_g2_xyzz_to_jac(r, a); }
+};
+
+/* The host's last step of an MSM on the plan: its window sums into *r.
+ * A precomputed plan's V virtual windows of nbv buckets give
+ * sum_v S_v + nbv sum_v v U_v, the last sum by running sums from the top
+ * (2 V additions), then lg nbv doublings; a plain plan's windows, top
+ * first, acc = 2^c acc + S_w (c Jacobian doublings each). */
+template <class H>
+static void msm_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
+{
+    const typename H::xyzz *sv = (const typename H::xyzz *)p->win_host;
+    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
+        const typename H::xyzz *uv = sv + p->rg.nwin;
+        typename H::xyzz acc, run, tot;
+        H::x_inf(&acc);
+        H::x_inf(&run);
+        H::x_inf(&tot);
+        for (unsigned v = p->rg.nwin; v-- > 1;) {
+            H::x_add(&run, &uv[v]);
+            H::x_add(&tot, &run);
+        }
+        for (unsigned i = 0; i + 1 < p->rg.c; i++) H::x_dbl(&tot);
+        for (unsigned v = 0; v < p->rg.nwin; v++) H::x_add(&acc, &sv[v]);
+        H::x_add(&acc, &tot);
+        H::x_jac(r, &acc);
+        return;
+    }
+    typename H::jac acc, t;
+    H::inf(&acc);
+    for (unsigned w = p->g.nwin; w-- > 0;) {
+        if (w + 1 < p->g.nwin)
+            for (unsigned i = 0; i < p->g.c; i++) H::dbl(&acc);
+        H::x_jac(&t, &sv[w]);
+        H::add(&acc, &t);
+    }
+    *r = acc;
+}
+
+/* ------------------------------------------------------------ bitmaps -- */
+
+/* Enqueues the device levels of a bitmap sum on s; p->part_m partials end
+ * up in p->part_host once the stream gets there. */
+template <class F>
+static cuzk_status bits_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src, size_t n,
+                            char *err)
+{
+    cudaEvent_t *ev = p->ev[PH_BITS];
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
+    cuzk_status st = stage_input(p, s, &src, (n + 63) / 64 * 8, err);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_UPLOAD], s));
+
+    /* Counts into keys[0], offsets into keys[1] (free outside an MSM); the
+     * partials into pieces, and each later level folds MSM_SUM_FAN of them
+     * into the other end of the same array (the pieces hold
+     * 2 nchunks_max >= 2 nwin n / 256 points, more than the n / 128
+     * partials plus their sums). */
+    constexpr int X = ec_xyzz<F>::U4;
+    size_t nw = (n + 63) / 64;
+    const uint64_t *bm = (const uint64_t *)src;
+    if (p->bits_tab)
+        msm_bits_count_kernel<true><<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n,
+                                                                        p->keys[0], nw);
+    else
+        msm_bits_count_kernel<false><<<blocks_for(nw, 256), 256, 0, s>>>(bm, p->live, n,
+                                                                         p->keys[0], nw);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    size_t tmp_bytes = p->sort_tmp_bytes;
+    CUZK_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(p->sort_tmp, tmp_bytes, p->keys[0],
+                                                     p->keys[1], (int)nw, s));
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_SORT], s));
+    /* Threads for the most usable bits (or non-zero nibbles) there can be. */
+    size_t most = p->bits_tab ? (n + 3) / 4 : n;
+    size_t m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
+    if (p->bits_tab)
+        msm_bits_kernel<F, true><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, m);
+    else
+        msm_bits_kernel<F, false><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_ACC], s));
+    uint4 *in = p->pieces, *out = p->pieces + m * X;
+    while (m > MSM_HOST_SUMS) {
+        size_t next = (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN;
+        msm_sum_kernel<F><<<blocks_for(next, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(in, m, out, next);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        uint4 *t = in;
+        in = out;
+        out = t;
+        m = next;
+    }
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->part_host, in, m * p->xyzz_bytes,
+                                       cudaMemcpyDeviceToHost, s));
+    p->part_m = m;
+    return CUZK_OK;
+}
+
+/* The host's last step of a bitmap sum: its partials into *r. */
+template <class H>
+static void bits_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
+{
+    const typename H::xyzz *part = (const typename H::xyzz *)p->part_host;
+    typename H::xyzz acc;
+    H::x_inf(&acc);
+    for (size_t i = 0; i < p->part_m; i++) H::x_add(&acc, &part[i]);
+    H::x_jac(r, &acc);
+}
+
+/* ------------------------------------------------------ sparse vectors -- */
+
+/* Stages a sparse MSM's scalars and splits them (msm_split_thread): the
+ * ones' bitmap into vals[1] (free until the sort; n / 8 bytes <= its
+ * 4 nwin n), the rest into the staging buffer (in place for host input). */
+static cuzk_status sparse_split(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src, size_t n,
+                                char *err)
+{
+    cudaEvent_t *ev = p->ev[PH_SPLIT];
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
+    cuzk_status st = stage_input(p, s, &src, n * sizeof(cuzk_scalar), err);
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_UPLOAD], s));
+    size_t nw = (n + 63) / 64;
+    msm_split_kernel<<<blocks_for(nw, 128), 128, 0, s>>>((const uint4 *)src, p->scalars, n,
+                                                         (uint64_t *)p->vals[1], nw);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_DIGITS], s));
+    return CUZK_OK;
+}
+
+/* -------------------------------------------------------- the group ops -- */
+
+/* Everything of the call p->call on s, in stream order: a sparse MSM is the
+ * split, then the ones' bitmap sum (reading vals[1] before the MSM's sort
+ * overwrites it), then the MSM over the rest; ev_done after the copies. */
+template <class F>
+static cuzk_status msm_enqueue(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *in, size_t n,
+                               char *err)
+{
+    cuzk_status st = CUZK_OK;
+    switch (p->call) {
+    case CALL_MSM:
+        st = msm_run<F>(p, s, in, n, err);
+        break;
+    case CALL_BITS:
+        st = bits_run<F>(p, s, in, n, err);
+        break;
+    default:
+        if ((st = sparse_split(p, s, in, n, err)) != CUZK_OK) break;
+        if ((st = bits_run<F>(p, s, p->vals[1], n, err)) != CUZK_OK) break;
+        st = msm_run<F>(p, s, p->scalars, n, err);
+        break;
+    }
+    if (st != CUZK_OK) return st;
+    CUZK_CUDA_TRY(err, cudaEventRecord(p->ev_done, s));
+    return CUZK_OK;
+}
+
+template <class H>
+static void msm_host_result(const cuzk_gpu_msm_plan *p, void *out)
+{
+    typename H::jac *r = (typename H::jac *)out, ones;
+    switch (p->call) {
+    case CALL_MSM:
+        msm_result<H>(p, r);
+        break;
+    case CALL_BITS:
+        bits_result<H>(p, r);
+        break;
+    default:
+        bits_result<H>(p, &ones);
+        msm_result<H>(p, r);
+        H::add(r, &ones);
+        break;
+    }
+}
+
+#define MSM_GROUP_OPS(H)                                                                       \
+    {plan_init<H::F>, plan_gen<H::F>, msm_enqueue<H::F>, msm_host_result<H>}
+
+#undef blocks_for
+
+#endif /* CUZK_GPU_MSM_IMPL_CUH */

@@ -1,0 +1,103 @@
+/* cuzk — the GPU MSM plan and what the shared host code (msm.cu) and the
+ * per-group units (msm_g1.cu, msm_g2.cu, through msm_impl.cuh) share.
+ * Internal. Before including this file, a C++ translation unit must have
+ * included cuzk/ec.h, cuzk/ff.h and cuzk/msm.h inside extern "C". */
+#ifndef CUZK_GPU_MSM_PLAN_CUH
+#define CUZK_GPU_MSM_PLAN_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu_internal.cuh"
+#include "gpu/msm.cuh"
+
+/* The bitmap sum's GPU levels stop at this many partials; the host adds
+ * them (~1 us each on the CPU, against a GPU level's ~0.1 ms launch and
+ * serial tail). */
+#define MSM_HOST_SUMS 256u
+
+/* Batch-affine accumulation: entries per stream (see msm_impl.cuh). */
+#define MSM_AFF_LEN 32u
+
+/* Streams of the batch-affine accumulation for m sort entries. */
+static inline size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / MSM_AFF_LEN; }
+
+static inline size_t msm_align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+static inline unsigned msm_blocks_for(size_t threads, unsigned block)
+{
+    return (unsigned)((threads + block - 1) / block);
+}
+
+/* Timing events of one phase of a call. */
+enum { EV_START, EV_UPLOAD, EV_DIGITS, EV_SORT, EV_ACC, EV_REDUCE, EV_COUNT };
+/* The phases: an MSM, a bitmap sum, a sparse MSM's split. */
+enum { PH_MSM, PH_BITS, PH_SPLIT, PH_COUNT };
+/* What a started call is. */
+enum { CALL_NONE, CALL_MSM, CALL_BITS, CALL_SPARSE };
+
+struct cuzk_gpu_msm_plan {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_group group;
+    size_t aff_bytes, xyzz_bytes; /* sizes of one point (G1 96/192, G2 192/384) */
+    size_t n;              /* points */
+    unsigned flags;        /* CUZK_GPU_MSM_PRECOMPUTE: points holds the table */
+    cuzk_gpu_msm_acc acc;  /* XYZZ or BATCH_AFFINE (never DEFAULT) */
+    msm_geom g;
+    msm_geom rg;           /* the reduction's windows: g, or a precomputed
+                              plan's virtual windows (msm.cuh) */
+    float table_ms;        /* device time of the tables (precomputed, subset sums) */
+    size_t nchunks_max;    /* accumulation chunks for n points */
+    void *mem;             /* the plan's pool allocation; the arrays below lie in it */
+    size_t mem_bytes;
+    uint4 *points;         /* n affine points; a precomputed plan: nwin n, the
+                              table T[w][i] at w n + i (T[0]: the points) */
+    uint8_t *inf;          /* n flags */
+    uint64_t *live;        /* ceil(n / 64) words: bit i = point i is not infinity */
+    uint4 *scalars;        /* n scalars (staging for host input; also bitmaps) */
+    uint32_t *keys[2], *vals[2]; /* nwin n each: sort input/output buffers */
+    void *sort_tmp;
+    size_t sort_tmp_bytes;
+    uint4 *buckets;        /* nwin nb XYZZ (precomputed: nb) */
+    uint4 *pieces;         /* 2 nchunks_max XYZZ (also the bitmap sum's partials) */
+    uint4 *seg;            /* 2 nwin t1 XYZZ (of rg, as tree and win) */
+    uint4 *tree;           /* 3 nwin t2 XYZZ */
+    uint4 *win;            /* nwin XYZZ */
+    uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream, else NULL */
+    uint4 *bits_tab;       /* CUZK_GPU_MSM_BITS_TABLE: 15 ceil(n / 4) affine subset
+                              sums (msm.cuh), else NULL */
+    void *scratch;         /* keys[0] .. win: free while the plan is made */
+    size_t scratch_bytes;
+    void *host;            /* pinned, owned: win_host, then part_host */
+    void *win_host;        /* max(nwin, 2 rg.nwin) XYZZ: an MSM's window sums
+                              (precomputed: the S_v, then the U_v) */
+    void *part_host;       /* MSM_HOST_SUMS XYZZ: a bitmap sum's partials */
+    cudaEvent_t ev[PH_COUNT][EV_COUNT];
+    cudaEvent_t ev_done;   /* after a started call's last copy */
+    /* The call in flight (start to finish). */
+    int call;              /* CALL_* */
+    size_t call_n;
+    size_t part_m;         /* partials of its bitmap sum in part_host */
+    cuzk_gpu_msm_timing last;
+};
+
+/* What each group's unit provides (msm_g1.cu, msm_g2.cu). */
+struct msm_group_ops {
+    /* Marks the points at infinity, makes a precomputed plan's table and a
+     * CUZK_GPU_MSM_BITS_TABLE plan's subset sums (into table_ms), on the
+     * setup stream, and waits for it. */
+    cuzk_status (*init)(cuzk_gpu_msm_plan *p, char *err);
+    /* Writes the points base + j step (gpu_testing.h) into the plan, on the
+     * setup stream (not waited for). */
+    cuzk_status (*gen)(cuzk_gpu_msm_plan *p, const void *base, const void *step, char *err);
+    /* Enqueues the device work of a call (p->call) on s, ending with the
+     * copies to the host buffers and ev_done. */
+    cuzk_status (*enqueue)(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *in, size_t n,
+                           char *err);
+    /* After ev_done: the host's last additions into r (the group's jac). */
+    void (*result)(const cuzk_gpu_msm_plan *p, void *r);
+};
+
+extern const msm_group_ops msm_g1_ops, msm_g2_ops;
+
+#endif /* CUZK_GPU_MSM_PLAN_CUH */
