@@ -268,10 +268,11 @@ static int gpu_usable(void)
 {
 #ifdef CUZK_HAVE_GPU
     int count = 0;
-    cuzk_status s = cuzk_gpu_device_count(&count);
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_status s = cuzk_gpu_device_count(&count, err);
     if (s == CUZK_OK && count > 0) return 1;
     fprintf(stderr, "cuzk-bench pce: --gpu: no CUDA device (%s); CPU rows only\n",
-            s != CUZK_OK ? cuzk_gpu_last_error() : "none found");
+            s != CUZK_OK ? err : "none found");
 #else
     fprintf(stderr, "cuzk-bench pce: --gpu: built without the CUDA backend; CPU rows only\n");
 #endif
