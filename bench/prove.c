@@ -1,5 +1,6 @@
-/* cuzk-bench prove: per-stage times of the CPU Groth16 prover on a snarkjs
- * key, the median of several runs after one warm-up run. Every run is a
+/* cuzk-bench prove: per-stage times of the Groth16 prover (--backend cpu,
+ * gpu or auto) on a snarkjs key, the median of several runs after one
+ * warm-up run. Every run is a
  * cuzk_prove job on one workspace, as an engine proves. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,9 @@
 #include <cuzk/formats.h>
 #include <cuzk/groth16.h>
 #include <cuzk/prove.h>
+#ifdef CUZK_HAVE_GPU
+#include <cuzk/gpu.h>
+#endif
 
 #include "bench.h"
 
@@ -19,7 +23,7 @@ static int cmp_double(const void *a, const void *b)
 
 int bench_prove(int argc, char **argv)
 {
-    const char *zkey = NULL, *wtns = NULL;
+    const char *zkey = NULL, *wtns = NULL, *backend = "cpu";
     int runs = 5;
     unsigned threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -27,13 +31,17 @@ int bench_prove(int argc, char **argv)
             zkey = argv[++i];
         } else if (!strcmp(argv[i], "--wtns") && i + 1 < argc) {
             wtns = argv[++i];
+        } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            backend = argv[++i];
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: cuzk-bench prove --zkey K.zkey --wtns W.wtns [--runs N] [--threads T]\n"
-                   "Median per-stage times of N proofs (default 5) after one warm-up.\n");
+                   "                        [--backend cpu|gpu|auto]\n"
+                   "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
+                   "CPU (the default) or the GPU backend (auto: the GPU when present).\n");
             return 0;
         } else {
             fprintf(stderr, "cuzk-bench prove: unknown option '%s' (see --help)\n", argv[i]);
@@ -44,6 +52,18 @@ int bench_prove(int argc, char **argv)
         fprintf(stderr, "cuzk-bench prove: --zkey and --wtns are required\n");
         return 2;
     }
+    if (strcmp(backend, "cpu") && strcmp(backend, "gpu") && strcmp(backend, "auto")) {
+        fprintf(stderr, "cuzk-bench prove: --backend expects cpu, gpu or auto\n");
+        return 2;
+    }
+#ifdef CUZK_HAVE_GPU
+    (void)cuzk_gpu_backend_register();
+#else
+    if (!strcmp(backend, "gpu")) {
+        fprintf(stderr, "cuzk-bench prove: built without CUDA: no gpu backend\n");
+        return 2;
+    }
+#endif
     if (runs < 1 || runs > 1000) {
         fprintf(stderr, "cuzk-bench prove: --runs must be 1..1000\n");
         return 2;
@@ -56,7 +76,7 @@ int bench_prove(int argc, char **argv)
     cuzk_workspace *ws = NULL;
     cuzk_config cfg;
     cuzk_config_default(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = backend;
     cfg.nthreads = threads;
     int rc = 2;
     if (cuzk_blob_map(&zb, zkey, err) != CUZK_OK || cuzk_blob_read(&wb, wtns, err) != CUZK_OK ||
@@ -88,8 +108,8 @@ int bench_prove(int argc, char **argv)
         for (int s = 0; s < STAGES; s++)
             ms[s * runs + r] = cuzk_prove_stage_ms(&t, (cuzk_prove_stage)(FIRST + s));
     }
-    printf("%s: %u variables, %u public, domain 2^%u, %d runs\n", zkey, pk.n_vars, pk.n_public,
-           pk.log_domain, runs);
+    printf("%s: %u variables, %u public, domain 2^%u, %d runs, backend %s\n", zkey, pk.n_vars,
+           pk.n_public, pk.log_domain, runs, cuzk_workspace_backend(ws));
     printf("%-14s %12s %12s %12s\n", "stage", "median ms", "min ms", "max ms");
     for (int s = 0; s < STAGES; s++) {
         double *x = ms + s * runs;
