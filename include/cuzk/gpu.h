@@ -410,7 +410,8 @@ void cuzk_gpu_fixed_destroy(cuzk_gpu_fixed *f);
  * B2, L and H points (batch-affine; with cuzk_config.gpu_msm_flags = 0 they
  * are upgraded to precomputed windows and subset-sum tables while the pool
  * has room, leaving 32 bytes a domain point for the job's PCE; other flags
- * are used for every plan as given), the NTT domain, the key's matrices as
+ * are used for every plan as given, H without the table; a value without
+ * either plan flag, e.g. 0x100, gives plain plans), the NTT domain, the key's matrices as
  * a device PCE (keys with matrices), a, b, c (96 bytes a domain point), the
  * witness and its scalars (64 bytes a variable), B's scalars, and pinned
  * host staging for the compact witness (32 bytes a variable). The job's

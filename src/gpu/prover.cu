@@ -242,16 +242,18 @@ static cuzk_status make_plan(cuzk_gpu_msm_plan **out, gpu_ws *gw, cuzk_gpu_group
 }
 
 /* The flags each plan is upgraded to, strongest first, when the config
- * leaves the choice to the backend: precomputed windows (0.76x the device
- * time of a plain sparse MSM at 2^26, docs/perf.md "Sparse vectors") and,
- * for the witness MSMs, the subset-sum table of their ones (H's scalars are
- * random: no ones). */
+ * leaves the choice to the backend (0 ends the list): precomputed windows
+ * and the subset-sum table of the ones (G1 2^26 sparse MSM, H200,
+ * docs/perf.md "Sparse vectors": plain + table 193.4 ms, precomputed +
+ * table 159.0), else precomputed windows alone (a table of W n points,
+ * 11-13x the points), else the table alone (3.75x the points). H's scalars
+ * are random (no ones): precomputed windows only. */
 static unsigned upgrade_flags(int k, int step)
 {
-    static const unsigned W[3] = {CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE,
-                                  CUZK_GPU_MSM_BITS_TABLE, CUZK_GPU_MSM_PRECOMPUTE};
+    static const unsigned W[4] = {CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE,
+                                  CUZK_GPU_MSM_PRECOMPUTE, CUZK_GPU_MSM_BITS_TABLE, 0};
     if (k == P_H) return step == 0 ? CUZK_GPU_MSM_PRECOMPUTE : 0;
-    return step < 2 ? W[step] : 0;
+    return step < 3 ? W[step] : 0;
 }
 
 static void plan_points(const gpu_ws *gw, int k, const void **pts, size_t *n,
@@ -399,6 +401,8 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         size_t np;
         cuzk_gpu_group grp;
         plan_points(gw, k, &pts, &np, &grp);
+        /* Nonzero flags are taken as given (other bits, e.g. 0x100: plain
+         * plans without upgrades); 0 is the backend's choice below. */
         unsigned fl = cfg->gpu_msm_flags & (CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE);
         if (k == P_H) fl &= ~CUZK_GPU_MSM_BITS_TABLE;
         if ((s = make_plan(&gw->plan[k], gw, grp, pts, np, fl, err)) != CUZK_OK) {

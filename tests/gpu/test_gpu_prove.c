@@ -42,12 +42,18 @@ typedef struct {
     cuzk_workspace *cpu, *gpu;
 } pair_t;
 
+/* gpu_msm_flags: 0 (the backend's upgrades), or plans as given: PLAIN
+ * (a bit outside the plan flags: plain plans), CUZK_GPU_MSM_BITS_TABLE, ... */
+#define PLAIN 0x100u
+static unsigned msm_flags;
+
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
     char err[CUZK_ERRMSG_LEN];
     cuzk_config cfg;
     cuzk_config_default(&cfg);
     cfg.nthreads = THREADS;
+    cfg.gpu_msm_flags = msm_flags;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -388,6 +394,15 @@ int main(void)
     snarkjs_mul();
     many_proofs(&cases[1], 12);
     many_proofs(&cases[0], 4);
+    /* Plans as given instead of upgraded: plain, tables only, precomputed only. */
+    static const unsigned given[3] = {PLAIN, CUZK_GPU_MSM_BITS_TABLE, CUZK_GPU_MSM_PRECOMPUTE};
+    for (int k = 0; k < 3; k++) {
+        msm_flags = given[k];
+        printf("%s: plans with gpu_msm_flags %#x\n", NAME, msm_flags);
+        many_proofs(&cases[0], 3);
+        snarkjs_mul();
+    }
+    msm_flags = 0;
     too_big(&cases[0]);
     return test_done(NAME);
 }
