@@ -397,6 +397,40 @@ void cuzk_gpu_fixed_destroy(cuzk_gpu_fixed *f);
 
 /* ====================================== end fixed-base multiplication ==== */
 
+/* ==================================================== prover backend ====
+ * (src/gpu/prover.cu) The whole Groth16 proof on one device, behind the
+ * backend interface of include/cuzk/prove.h ("gpu"). The library cuzk does
+ * not link CUDA, so a program that wants it registers it once:
+ *
+ *   cuzk_gpu_backend_register();   then cfg.backend = "gpu" (or "auto")
+ *
+ * A workspace holds, in the pool of its own context (device
+ * cuzk_config.gpu_device, cuzk_config.gpu_pool_bytes or the default pool,
+ * cuzk_config.gpu_streams or 6 streams): MSM plans over the key's A, B1,
+ * B2, L and H points (batch-affine; with cuzk_config.gpu_msm_flags = 0 they
+ * are upgraded to precomputed windows and subset-sum tables while the pool
+ * has room, leaving 32 bytes a domain point for the job's PCE; other flags
+ * are used for every plan as given, H without the table; a value without
+ * either plan flag, e.g. 0x100, gives plain plans), the NTT domain, the key's matrices as
+ * a device PCE (keys with matrices), a, b, c (96 bytes a domain point), the
+ * witness and its scalars (64 bytes a variable), B's scalars, and pinned
+ * host staging for the compact witness (32 bytes a variable). The job's
+ * PCE is copied to the device at the first job that gives it, and kept
+ * while the next jobs give the same one. A key that does not fit is
+ * CUZK_ERR_NO_MEMORY ("gpu: the key does not fit in device memory: ...");
+ * no device is CUZK_ERR_NO_DEVICE ("auto" then proves on the CPU).
+ * docs/gpu-prover.md has the memory plan at full size. */
+#include <cuzk/prove.h>
+
+/* Registers the "gpu" backend (cuzk_backend_register); again is a no-op.
+ * Thread-safe. */
+cuzk_status cuzk_gpu_backend_register(void);
+
+/* The backend itself (a static object). */
+const cuzk_prover_backend *cuzk_gpu_backend(void);
+
+/* ================================================ end prover backend ==== */
+
 #ifdef __cplusplus
 }
 #endif

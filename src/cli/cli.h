@@ -91,6 +91,10 @@ typedef struct cli_gpu cli_gpu;
 cli_gpu *cli_gpu_open(int quiet);
 void cli_gpu_close(cli_gpu *g);
 void cli_gpu_setup_hook(cli_gpu *g, cuzk_setup_opts *o);
+/* Registers the GPU prover backend ("gpu", src/gpu/prover.cu) when the tool
+ * is built with CUDA: 1; without CUDA: 0 (nothing to register). Whether a
+ * device is present is the backend's question, at workspace creation. */
+int cli_gpu_register(void);
 
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

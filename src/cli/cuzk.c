@@ -6,6 +6,7 @@
  *                | --seed S [--partition P]))
  *               --proof OUT [--public public.json] [--pce C.pce]
  *               [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]
+ *               [--backend cpu|gpu|auto | --gpu]
  *   cuzk verify --vk VK --proof PROOF --public public.json [--format json|filecoin]
  *
  * Exit status: 0 success (verify: valid), 1 verify: invalid proof,
@@ -54,6 +55,7 @@ static int usage_prove(FILE *f, int status)
             "                   | --seed S [--partition P]))\n"
             "                  --proof OUT [--public OUT] [--pce C.pce]\n"
             "                  [--r1cs C.r1cs] [--format json|filecoin] [--threads N] [--quiet]\n"
+            "                  [--backend cpu|gpu|auto | --gpu]\n"
             "  Proves with a snarkjs Groth16 key, a .cuzk key file, or a bellperson .params\n"
             "  with the circuit it belongs to (BLS12-381). --snarkjs-export marks a .params\n"
             "  written by `snarkjs zkey export bellman` (dense, snarkjs roots). The proof\n"
@@ -64,7 +66,11 @@ static int usage_prove(FILE *f, int status)
             "  core (see `cuzk witness`); the key must be made for that circuit and size\n"
             "  (`cuzk setup --circuit ID --size N`). --pce evaluates A w, B w, C w from the\n"
             "  circuit's compiled PCE (`cuzk compile`) instead of the key's matrices; a key\n"
-            "  written with `setup --no-matrices` needs it. OUT may be /dev/stdout.\n");
+            "  written with `setup --no-matrices` needs it. OUT may be /dev/stdout.\n"
+            "  --backend: where the proof runs: gpu (device 0; an error when the tool has\n"
+            "  no CUDA, no device is present or the key does not fit its memory), cpu, or\n"
+            "  auto (the default: the GPU when there is one and the key fits, else the\n"
+            "  CPU). --gpu is --backend gpu.\n");
     return status;
 }
 
@@ -97,7 +103,7 @@ int cmd_prove(int argc, char **argv)
 {
     const char *zkey = NULL, *params = NULL, *keyfile = NULL, *wtns = NULL, *r1cs = NULL;
     const char *proof_out = NULL;
-    const char *public_out = NULL, *format = "json", *pce_path = NULL;
+    const char *public_out = NULL, *format = "json", *pce_path = NULL, *backend = "auto";
     unsigned threads = 0;
     int quiet = 0, snarkjs_export = 0, have_seed = 0, have_part = 0, have_size = 0;
     cli_circuit_job job = {0};
@@ -111,6 +117,7 @@ int cmd_prove(int argc, char **argv)
         {"size", required_argument, 0, 'Z'},   {"inputs", required_argument, 0, 'i'},
         {"seed", required_argument, 0, 'E'},   {"partition", required_argument, 0, 'A'},
         {"pce", required_argument, 0, 'C'},    {"help", no_argument, 0, 'h'},
+        {"backend", required_argument, 0, 'B'}, {"gpu", no_argument, 0, 'G'},
         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -129,6 +136,8 @@ int cmd_prove(int argc, char **argv)
             break;
         case 'q': quiet = 1; break;
         case 'C': pce_path = optarg; break;
+        case 'B': backend = optarg; break;
+        case 'G': backend = "gpu"; break;
         case 'c': job.id = optarg; break;
         case 'Z':
             if (!cli_parse_size(optarg, &job.size)) return EXIT_UNUSABLE;
@@ -149,6 +158,11 @@ int cmd_prove(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_fail("prove", "unexpected argument (see --help)");
+    if (strcmp(backend, "cpu") && strcmp(backend, "gpu") && strcmp(backend, "auto"))
+        return cli_fail("--backend", "expects cpu, gpu or auto");
+    if (!strcmp(backend, "gpu") && !cli_gpu_register())
+        return cli_fail("--backend gpu", "this cuzk is built without CUDA");
+    if (!strcmp(backend, "auto")) (void)cli_gpu_register();
     if (!!zkey + !!params + !!keyfile != 1)
         return cli_fail("prove", "give exactly one key: --zkey, --params or --key (see --help)");
     if (params && !r1cs) return cli_fail("prove", "--params needs the circuit: --r1cs C.r1cs");
@@ -253,12 +267,16 @@ int cmd_prove(int argc, char **argv)
     /* The proof: one job on a workspace for this key. */
     cuzk_config cfg;
     cuzk_config_default(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = backend;
     cfg.nthreads = threads;
-    if (cuzk_workspace_create(&ws, &pk, &cfg, err) != CUZK_OK) {
-        fprintf(stderr, "cuzk: %s: %s\n", key, err);
+    double t_ws = cli_now_ms();
+    if ((s = cuzk_workspace_create(&ws, &pk, &cfg, err)) != CUZK_OK) {
+        if (s == CUZK_ERR_NO_DEVICE || s == CUZK_ERR_NO_MEMORY)
+            fprintf(stderr, "cuzk: --backend %s: %s\n", backend, err);
+        else fprintf(stderr, "cuzk: %s: %s\n", key, err);
         goto out;
     }
+    t_ws = cli_now_ms() - t_ws;
     cuzk_prove_job pj = {0};
     if (job.id) {
         pj.witness = CUZK_WITNESS_CIRCUIT;
@@ -328,6 +346,15 @@ int cmd_prove(int argc, char **argv)
                t_load + t->witness_ms);
         printf("  %-22s %10.2f ms\n", "decode key points", t_key);
         if (pce_path) printf("  %-22s %10.2f ms\n", "PCE load", t_pce);
+        /* A GPU workspace uploads the key's points (A, B1, L, H in G1, B2 in
+         * G2) into its MSM plans: that copy's rate from the mapped key. */
+        double pts = ((double)pk.n_vars + 3.0 * pk.n_b + (pk.n_vars - pk.n_public - 1) +
+                      ((size_t)1 << pk.log_domain)) * sizeof(cuzk_g1_affine);
+        printf("  %-22s %10.2f ms  (%s backend", "workspace", t_ws, cuzk_workspace_backend(ws));
+        if (strcmp(cuzk_workspace_backend(ws), "cpu"))
+            printf(": %.2f GB of key points to the device, %.2f GB/s", pts / 1e9,
+                   pts / 1e6 / (t_ws > 0 ? t_ws : 1));
+        printf(")\n");
         for (cuzk_prove_stage st = CUZK_STAGE_ROWS; st < CUZK_STAGE_DONE; st++)
             printf("  %-22s %10.2f ms\n", cuzk_prove_stage_name(st), cuzk_prove_stage_ms(t, st));
         printf("  %-22s %10.2f ms\n", "prover total", t->total_ms);

@@ -1,7 +1,8 @@
 /* cuzk — the GPU behind the command line: setup's fixed-base
  * multiplications (cuzk_setup_opts.fixed_mul) run on device 0 when the tool
  * is built with CUDA and a device is present; otherwise, or with --cpu,
- * they stay on the CPU. */
+ * they stay on the CPU. The prover's GPU backend is registered here too
+ * (cli_gpu_register), so that `prove --backend gpu|auto` finds it. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,6 +53,8 @@ cli_gpu *cli_gpu_open(int quiet)
     return g;
 }
 
+int cli_gpu_register(void) { return cuzk_gpu_backend_register() == CUZK_OK; }
+
 void cli_gpu_close(cli_gpu *g)
 {
     if (!g) return;
@@ -75,6 +78,8 @@ cli_gpu *cli_gpu_open(int quiet)
     if (!quiet) fprintf(stderr, "gpu: built without CUDA; using the CPU\n");
     return NULL;
 }
+
+int cli_gpu_register(void) { return 0; }
 
 void cli_gpu_close(cli_gpu *g) { (void)g; }
 
