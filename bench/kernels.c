@@ -23,7 +23,7 @@
  * Fr sqr 226, Fp mul 588, Fp sqr 471. It is the real ceiling of this code.
  *
  * --msm 20,24,26 [--g2] [--bits] [--affine]: MSM rows instead
- * (cuzk_gpu_g1_msm, cuzk_gpu_g2_msm, or with --bits the 0/1-scalar sums
+ * (cuzk_gpu_g1_msm_var, cuzk_gpu_g2_msm_var, or with --bits the 0/1-scalar sums
  * cuzk_gpu_g*_msm_bits on a random bitmap of density 1/2; src/gpu/msm.cu);
  * --affine switches the plans to batch-affine bucket accumulation
  * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh).
@@ -376,13 +376,13 @@ static cuzk_status msm_call(msm_mode m, cuzk_gpu_msm_plan *plan,
                             const cuzk_scalar *k, const uint64_t *bits, size_t n, void *got)
 {
     if (m.bits)
-        return m.g2 ? cuzk_gpu_g2_msm_bits(got, plan, 0, bits, n, gerr)
-                    : cuzk_gpu_g1_msm_bits(got, plan, 0, bits, n, gerr);
+        return m.g2 ? cuzk_gpu_g2_msm_bits_var(got, plan, 0, bits, n, gerr)
+                    : cuzk_gpu_g1_msm_bits_var(got, plan, 0, bits, n, gerr);
     if (m.sparse)
-        return m.g2 ? cuzk_gpu_g2_msm_sparse(got, plan, 0, k, n, gerr)
-                    : cuzk_gpu_g1_msm_sparse(got, plan, 0, k, n, gerr);
-    return m.g2 ? cuzk_gpu_g2_msm(got, plan, 0, k, n, gerr)
-                : cuzk_gpu_g1_msm(got, plan, 0, k, n, gerr);
+        return m.g2 ? cuzk_gpu_g2_msm_sparse_var(got, plan, 0, k, n, gerr)
+                    : cuzk_gpu_g1_msm_sparse_var(got, plan, 0, k, n, gerr);
+    return m.g2 ? cuzk_gpu_g2_msm_var(got, plan, 0, k, n, gerr)
+                : cuzk_gpu_g1_msm_var(got, plan, 0, k, n, gerr);
 }
 
 /* One row per size; returns 0 if every result was right. */

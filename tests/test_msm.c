@@ -108,17 +108,17 @@ struct grp {
     static cuzk_status g##_msm(void *r, const void *p, const cuzk_scalar *k, size_t n,       \
                                unsigned t)                                                   \
     {                                                                                        \
-        return cuzk_##g##_msm(r, p, k, n, t);                                                \
+        return cuzk_##g##_msm_var(r, p, k, n, t);                                                \
     }                                                                                        \
     static cuzk_status g##_msm_c(void *r, const void *p, const cuzk_scalar *k, size_t n,     \
                                  unsigned t, unsigned c)                                     \
     {                                                                                        \
-        return cuzk_##g##_msm_c(r, p, k, n, t, c);                                           \
+        return cuzk_##g##_msm_c_var(r, p, k, n, t, c);                                           \
     }                                                                                        \
     static cuzk_status g##_msm_sparse(void *r, const void *p, const cuzk_scalar *k,          \
                                       size_t n, unsigned t)                                  \
     {                                                                                        \
-        return cuzk_##g##_msm_sparse(r, p, k, n, t);                                         \
+        return cuzk_##g##_msm_sparse_var(r, p, k, n, t);                                         \
     }                                                                                        \
     static cuzk_status g##_msm_sum(void *r, const void *p, const cuzk_scalar *k, size_t n,   \
                                    unsigned t, size_t parts)                                 \
@@ -129,16 +129,16 @@ struct grp {
             size_t b = n * q / parts, e = n * (q + 1) / parts;                               \
             v[q] = (cuzk_##g##_msm_vec){pp + b, k + b, e - b};                               \
         }                                                                                    \
-        return cuzk_##g##_msm_sparse_sum(r, v, parts, t);                                    \
+        return cuzk_##g##_msm_sparse_sum_var(r, v, parts, t);                                    \
     }                                                                                        \
     static cuzk_status g##_batch_sum(void *r, const void *p, size_t n, unsigned t)           \
     {                                                                                        \
-        return cuzk_##g##_batch_sum(r, p, n, t);                                             \
+        return cuzk_##g##_batch_sum_var(r, p, n, t);                                             \
     }                                                                                        \
     static cuzk_status g##_batch_sum_bitmap(void *r, const void *p, const uint64_t *bm,      \
                                             size_t n, unsigned t)                            \
     {                                                                                        \
-        return cuzk_##g##_batch_sum_bitmap(r, p, bm, n, t);                                  \
+        return cuzk_##g##_batch_sum_bitmap_var(r, p, bm, n, t);                                  \
     }                                                                                        \
     static cuzk_status g##_scratch_new(void **ws, size_t max_n, unsigned t)                  \
     {                                                                                        \
@@ -152,12 +152,12 @@ struct grp {
     static cuzk_status g##_msm_ws(void *r, const void *p, const cuzk_scalar *k, size_t n,    \
                                   unsigned t, void *ws, char *err)                           \
     {                                                                                        \
-        return cuzk_##g##_msm_ws(r, p, k, n, t, ws, err);                                    \
+        return cuzk_##g##_msm_ws_var(r, p, k, n, t, ws, err);                                    \
     }                                                                                        \
     static cuzk_status g##_sparse_ws(void *r, const void *p, const cuzk_scalar *k, size_t n, \
                                      unsigned t, void *ws, char *err)                        \
     {                                                                                        \
-        return cuzk_##g##_msm_sparse_ws(r, p, k, n, t, ws, err);                             \
+        return cuzk_##g##_msm_sparse_ws_var(r, p, k, n, t, ws, err);                             \
     }                                                                                        \
     static cuzk_status g##_sum_ws(void *r, const void *p, const cuzk_scalar *k, size_t n,    \
                                   unsigned t, size_t parts, void *ws, char *err)             \
@@ -168,7 +168,7 @@ struct grp {
             size_t b = n * q / parts, e = n * (q + 1) / parts;                               \
             v[q] = (cuzk_##g##_msm_vec){pp + b, k + b, e - b};                               \
         }                                                                                    \
-        return cuzk_##g##_msm_sparse_sum_ws(r, v, parts, t, ws, err);                        \
+        return cuzk_##g##_msm_sparse_sum_ws_var(r, v, parts, t, ws, err);                        \
     }                                                                                        \
     static const struct grp GRP_##g = {                                                      \
         #g, sizeof(cuzk_##g##_affine), sizeof(cuzk_##g##_jac), g##_gen_points, g##_naive,    \

@@ -521,13 +521,13 @@ static void run_inv_batch(json_t *doc, enum kind k)
             CHECK_MSG(a && b && s, "out of memory");
             if (a && b && s) {
                 for (size_t i = 0; i < n; i++) a[i] = in[i].fp;
-                cuzk_fp_batch_inv(b, a, n, s);
+                cuzk_fp_batch_inv_var(b, a, n, s);
                 for (size_t i = 0; i < n; i++) out[i].fp = b[i];
                 for (size_t i = 0; i < n; i++) {
                     g_index = i;
                     check_elem(&out[i], k, json_object_get(json_array_get(g, i), "r"), "batch_inv");
                 }
-                cuzk_fp_batch_inv(a, a, n, s); /* in place */
+                cuzk_fp_batch_inv_var(a, a, n, s); /* in place */
                 for (size_t i = 0; i < n; i++) {
                     g_index = i;
                     out[i].fp = a[i];
@@ -540,13 +540,13 @@ static void run_inv_batch(json_t *doc, enum kind k)
             CHECK_MSG(a && b && s, "out of memory");
             if (a && b && s) {
                 for (size_t i = 0; i < n; i++) a[i] = in[i].fr;
-                cuzk_fr_batch_inv(b, a, n, s);
+                cuzk_fr_batch_inv_var(b, a, n, s);
                 for (size_t i = 0; i < n; i++) out[i].fr = b[i];
                 for (size_t i = 0; i < n; i++) {
                     g_index = i;
                     check_elem(&out[i], k, json_object_get(json_array_get(g, i), "r"), "batch_inv");
                 }
-                cuzk_fr_batch_inv(a, a, n, s);
+                cuzk_fr_batch_inv_var(a, a, n, s);
                 for (size_t i = 0; i < n; i++) {
                     g_index = i;
                     out[i].fr = a[i];
@@ -575,7 +575,7 @@ static void run_sqrt(json_t *doc, enum kind k)
         if (!parse_elem(&a, k, ja, "a")) continue;
         memset(&r, 0, sizeof r);
         int ok = k == K_FP ? cuzk_fp_sqrt(&r.fp, &a.fp)
-               : k == K_FR ? cuzk_fr_sqrt(&r.fr, &a.fr)
+               : k == K_FR ? cuzk_fr_sqrt_var(&r.fr, &a.fr)
                            : cuzk_fp2_sqrt(&r.fp2, &a.fp2);
         if (json_is_string(jr) && !strcmp(json_string_value(jr), "none")) {
             VCHECK(ok == 0, "sqrt of a non-square returned %d (expected 0)", ok);

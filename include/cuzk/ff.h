@@ -56,7 +56,7 @@ void cuzk_fp_inv_var(cuzk_fp *r, const cuzk_fp *a);
 /* out[i] = 1/in[i] for i < n by Montgomery's trick (one inversion, 3(n-1)
  * multiplications). Zero inputs give zero outputs. scratch holds n elements,
  * caller-owned. out may equal in; scratch must not overlap either. */
-void cuzk_fp_batch_inv(cuzk_fp *out, const cuzk_fp *in, size_t n, cuzk_fp *scratch);
+void cuzk_fp_batch_inv_var(cuzk_fp *out, const cuzk_fp *in, size_t n, cuzk_fp *scratch);
 /* If a is a square, r = a square root of a and returns 1; else returns 0
  * and r is unspecified. Uses q = 3 mod 4: sqrt = a^((q+1)/4). */
 int cuzk_fp_sqrt(cuzk_fp *r, const cuzk_fp *a);
@@ -99,9 +99,9 @@ void cuzk_fr_sqr(cuzk_fr *r, const cuzk_fr *a);
 void cuzk_fr_pow(cuzk_fr *r, const cuzk_fr *a, const uint64_t *e, size_t n);
 void cuzk_fr_inv(cuzk_fr *r, const cuzk_fr *a);
 void cuzk_fr_inv_var(cuzk_fr *r, const cuzk_fr *a);
-void cuzk_fr_batch_inv(cuzk_fr *out, const cuzk_fr *in, size_t n, cuzk_fr *scratch);
+void cuzk_fr_batch_inv_var(cuzk_fr *out, const cuzk_fr *in, size_t n, cuzk_fr *scratch);
 /* Tonelli-Shanks (r - 1 = 2^32 t). Returns 1 and a root if a is a square. */
-int cuzk_fr_sqrt(cuzk_fr *r, const cuzk_fr *a);
+int cuzk_fr_sqrt_var(cuzk_fr *r, const cuzk_fr *a);
 int cuzk_fr_legendre(const cuzk_fr *a);
 int cuzk_fr_is_zero(const cuzk_fr *a);
 int cuzk_fr_is_one(const cuzk_fr *a);

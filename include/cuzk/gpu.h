@@ -128,7 +128,7 @@ void cuzk_gpu_host_free(void *ptr);
  *
  *   r = sum_{i<n} [k_i] P_i   on G1 or G2, the points resident on the device.
  *
- * The same sums as cuzk_g1_msm / cuzk_g2_msm (include/cuzk/msm.h), with
+ * The same sums as cuzk_g1_msm_var / cuzk_g2_msm_var (include/cuzk/msm.h), with
  * the same inputs: affine points with infinity = (0, 0) (skipped), in the
  * order-r subgroup; canonical scalars (cuzk_scalar; any 256-bit value is
  * taken mod r). Pippenger with signed c-bit digits, a radix sort of
@@ -233,21 +233,21 @@ cuzk_gpu_msm_acc cuzk_gpu_msm_plan_acc(const cuzk_gpu_msm_plan *plan);
  * makes the start wait for its copy). n <= the plan's size; n = 0 gives
  * infinity. Starting a busy plan is CUZK_ERR_INVALID_ARGUMENT.
  *
- *   cuzk_gpu_msm_start:        sum [scalars[i]] P_i over the first n points.
- *   cuzk_gpu_msm_bits_start:   sum of P_i over the i < n whose bit is set in
+ *   cuzk_gpu_msm_start_var:        sum [scalars[i]] P_i over the first n points.
+ *   cuzk_gpu_msm_bits_start_var:   sum of P_i over the i < n whose bit is set in
  *                              bits (bit i of word i / 64, the witness bitmaps
  *                              of pce.h; bits from n on are ignored).
- *   cuzk_gpu_msm_sparse_start: the sum of cuzk_gpu_msm_start for
+ *   cuzk_gpu_msm_sparse_start_var: the sum of cuzk_gpu_msm_start_var for
  *                              witness-like vectors where many scalars are 0
  *                              or 1: the ones are summed as a bitmap on the
  *                              device (through the plan's subset-sum table if
  *                              it has one), Pippenger runs over the rest with
  *                              those set to 0. */
-cuzk_status cuzk_gpu_msm_start(cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_msm_start_var(cuzk_gpu_msm_plan *plan, unsigned stream,
                                const cuzk_scalar *scalars, size_t n, char *err);
-cuzk_status cuzk_gpu_msm_bits_start(cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_msm_bits_start_var(cuzk_gpu_msm_plan *plan, unsigned stream,
                                     const uint64_t *bits, size_t n, char *err);
-cuzk_status cuzk_gpu_msm_sparse_start(cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_msm_sparse_start_var(cuzk_gpu_msm_plan *plan, unsigned stream,
                                       const cuzk_scalar *scalars, size_t n, char *err);
 
 /* Waits for the plan's started MSM and writes its result; the plan is then
@@ -257,17 +257,17 @@ cuzk_status cuzk_gpu_g1_msm_finish(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, char
 cuzk_status cuzk_gpu_g2_msm_finish(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, char *err);
 
 /* Synchronous forms: start, then finish. */
-cuzk_status cuzk_gpu_g1_msm(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g1_msm_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                             const cuzk_scalar *scalars, size_t n, char *err);
-cuzk_status cuzk_gpu_g2_msm(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g2_msm_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                             const cuzk_scalar *scalars, size_t n, char *err);
-cuzk_status cuzk_gpu_g1_msm_bits(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g1_msm_bits_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                                  const uint64_t *bits, size_t n, char *err);
-cuzk_status cuzk_gpu_g2_msm_bits(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g2_msm_bits_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                                  const uint64_t *bits, size_t n, char *err);
-cuzk_status cuzk_gpu_g1_msm_sparse(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g1_msm_sparse_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                                    const cuzk_scalar *scalars, size_t n, char *err);
-cuzk_status cuzk_gpu_g2_msm_sparse(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
+cuzk_status cuzk_gpu_g2_msm_sparse_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, unsigned stream,
                                    const cuzk_scalar *scalars, size_t n, char *err);
 /* ===================================================== end G1/G2 MSM ==== */
 

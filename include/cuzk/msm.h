@@ -61,7 +61,7 @@ typedef struct { uint64_t l[4]; } cuzk_scalar;
  * Allocates nothing. */
 void cuzk_scalar_from_fr(cuzk_scalar *out, const cuzk_fr *in, size_t n, unsigned nthreads);
 
-/* The window size (bits per digit) cuzk_g1_msm / cuzk_g2_msm would choose for
+/* The window size (bits per digit) cuzk_g1_msm_var / cuzk_g2_msm_var would choose for
  * n points on nthreads threads (0 = all cores). For benchmarks and tests. */
 unsigned cuzk_g1_msm_window(size_t n, unsigned nthreads);
 unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
@@ -69,7 +69,7 @@ unsigned cuzk_g2_msm_window(size_t n, unsigned nthreads);
 /* ----------------------------------------------------------- Scratch --
  *
  * A scratch holds all the working memory of the _ws calls of one group
- * (cuzk_g1_msm_ws, cuzk_g1_msm_sparse_ws, cuzk_g1_msm_sparse_sum_ws and
+ * (cuzk_g1_msm_ws_var, cuzk_g1_msm_sparse_ws_var, cuzk_g1_msm_sparse_sum_ws_var and
  * their G2 twins): the sparse path's bitmaps and index lists, the batch
  * sums' buffers, and Pippenger's GLV points, digits, buckets and batch
  * state. It is made for a limit max_n on the points of one call (for a
@@ -128,36 +128,36 @@ void cuzk_g2_msm_scratch_free(cuzk_g2_msm_scratch *s);
  * (4 bytes each: ~290 bytes per input point at c = 11-13, G2 ~480), and
  * the window is chosen for 2n points with 128-bit scalars
  * (cuzk_g1_msm_window reports it). The same holds for
- * cuzk_g1_msm_c and for the Pippenger part of the sparse MSMs (per scalar
+ * cuzk_g1_msm_c_var and for the Pippenger part of the sparse MSMs (per scalar
  * that is neither 0 nor 1). */
-cuzk_status cuzk_g1_msm(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+cuzk_status cuzk_g1_msm_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 
-/* cuzk_g1_msm with its working memory from ws (NULL: allocated as
- * cuzk_g1_msm does). err: NULL or CUZK_ERRMSG_LEN bytes, says why a call
+/* cuzk_g1_msm_var with its working memory from ws (NULL: allocated as
+ * cuzk_g1_msm_var does). err: NULL or CUZK_ERRMSG_LEN bytes, says why a call
  * failed (CUZK_ERR_INVALID_ARGUMENT: n or nthreads above ws's limits). */
-cuzk_status cuzk_g1_msm_ws(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+cuzk_status cuzk_g1_msm_ws_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                            const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                            cuzk_g1_msm_scratch *ws, char *err);
 
-/* cuzk_g1_msm with the window size forced to c (1 <= c <= 24; 0 = choose as
- * cuzk_g1_msm does). For tests and tuning: CUZK_ERR_INVALID_ARGUMENT if c is
+/* cuzk_g1_msm_var with the window size forced to c (1 <= c <= 24; 0 = choose as
+ * cuzk_g1_msm_var does). For tests and tuning: CUZK_ERR_INVALID_ARGUMENT if c is
  * out of range. */
-cuzk_status cuzk_g1_msm_c(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+cuzk_status cuzk_g1_msm_c_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                           const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                           unsigned c);
 
 /* The same sum for sparse scalar vectors: scalars equal to 0 are skipped,
- * points with scalar 1 are summed by cuzk_g1_batch_sum_bitmap, and Pippenger
+ * points with scalar 1 are summed by cuzk_g1_batch_sum_bitmap_var, and Pippenger
  * runs over the remaining points not at infinity only (its window chosen
  * for their count). Allocates, besides what those two allocate: a bitmap of
  * n bits and n size_t indices. */
-cuzk_status cuzk_g1_msm_sparse(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+cuzk_status cuzk_g1_msm_sparse_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
 
-/* cuzk_g1_msm_sparse with its working memory from ws (NULL: allocated);
- * err as for cuzk_g1_msm_ws. */
-cuzk_status cuzk_g1_msm_sparse_ws(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+/* cuzk_g1_msm_sparse_var with its working memory from ws (NULL: allocated);
+ * err as for cuzk_g1_msm_ws_var. */
+cuzk_status cuzk_g1_msm_sparse_ws_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                   const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                                   cuzk_g1_msm_scratch *ws, char *err);
 
@@ -168,23 +168,23 @@ typedef struct {
     size_t n;
 } cuzk_g1_msm_vec;
 
-/* Most vectors one cuzk_g1_msm_sparse_sum / cuzk_g2_msm_sparse_sum takes. */
+/* Most vectors one cuzk_g1_msm_sparse_sum_var / cuzk_g2_msm_sparse_sum_var takes. */
 #define CUZK_MSM_MAX_VECS 4
 
 /* *r = sum over v[0..nv) of sum_{i < v[q].n} [v[q].scalars[i]] v[q].points[i],
  * nv <= CUZK_MSM_MAX_VECS (else CUZK_ERR_INVALID_ARGUMENT), each vector
- * handled as by cuzk_g1_msm_sparse but with one Pippenger call over the
+ * handled as by cuzk_g1_msm_sparse_var but with one Pippenger call over the
  * remaining points of all of them: one bucket reduction per window instead
  * of one per vector, and a window chosen for the total. For MSMs needed
  * only as a sum (the L, H and r B terms of a Groth16 C). Allocates what the
- * nv cuzk_g1_msm_sparse calls would. */
-cuzk_status cuzk_g1_msm_sparse_sum(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
+ * nv cuzk_g1_msm_sparse_var calls would. */
+cuzk_status cuzk_g1_msm_sparse_sum_var(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
                                    unsigned nthreads);
 
-/* cuzk_g1_msm_sparse_sum with its working memory from ws (NULL:
+/* cuzk_g1_msm_sparse_sum_var with its working memory from ws (NULL:
  * allocated); ws limits the points of all nv vectors together; err as for
- * cuzk_g1_msm_ws (also for nv > CUZK_MSM_MAX_VECS). */
-cuzk_status cuzk_g1_msm_sparse_sum_ws(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
+ * cuzk_g1_msm_ws_var (also for nv > CUZK_MSM_MAX_VECS). */
+cuzk_status cuzk_g1_msm_sparse_sum_ws_var(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, size_t nv,
                                       unsigned nthreads, cuzk_g1_msm_scratch *ws, char *err);
 
 /* *r = sum_{i<n} points[i] by batch affine addition: pairs are added in
@@ -195,30 +195,30 @@ cuzk_status cuzk_g1_msm_sparse_sum_ws(cuzk_g1_jac *r, const cuzk_g1_msm_vec *v, 
  * CUZK_BATCH_SUM_CHUNK / 2 field elements per thread used (120 KiB per
  * thread for G1, 240 KiB for G2); a thread is used per 8 buffers of input
  * at most, so small sums run on one. */
-cuzk_status cuzk_g1_batch_sum(cuzk_g1_jac *r, const cuzk_g1_affine *points, size_t n,
+cuzk_status cuzk_g1_batch_sum_var(cuzk_g1_jac *r, const cuzk_g1_affine *points, size_t n,
                               unsigned nthreads);
 
 /* *r = sum of the points[i], i < n, whose bit i is set in bitmap: bit i is
  * bit (i % 64) of bitmap[i / 64]; bits at or beyond n are ignored, and the
- * bitmap holds ceil(n / 64) words. Allocates as cuzk_g1_batch_sum. */
-cuzk_status cuzk_g1_batch_sum_bitmap(cuzk_g1_jac *r, const cuzk_g1_affine *points,
+ * bitmap holds ceil(n / 64) words. Allocates as cuzk_g1_batch_sum_var. */
+cuzk_status cuzk_g1_batch_sum_bitmap_var(cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                      const uint64_t *bitmap, size_t n, unsigned nthreads);
 
 /* ---------------------------------------------------------------- G2 -- */
 
 /* The G2 twins of the G1 functions above; same contracts. Buckets and
  * buffers are twice the size (Fp2 coordinates). */
-cuzk_status cuzk_g2_msm(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_msm_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                         const cuzk_scalar *scalars, size_t n, unsigned nthreads);
-cuzk_status cuzk_g2_msm_ws(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_msm_ws_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                            const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                            cuzk_g2_msm_scratch *ws, char *err);
-cuzk_status cuzk_g2_msm_c(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_msm_c_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                           const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                           unsigned c);
-cuzk_status cuzk_g2_msm_sparse(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_msm_sparse_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                const cuzk_scalar *scalars, size_t n, unsigned nthreads);
-cuzk_status cuzk_g2_msm_sparse_ws(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_msm_sparse_ws_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                   const cuzk_scalar *scalars, size_t n, unsigned nthreads,
                                   cuzk_g2_msm_scratch *ws, char *err);
 typedef struct {
@@ -226,16 +226,16 @@ typedef struct {
     const cuzk_scalar *scalars;
     size_t n;
 } cuzk_g2_msm_vec;
-cuzk_status cuzk_g2_msm_sparse_sum(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
+cuzk_status cuzk_g2_msm_sparse_sum_var(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
                                    unsigned nthreads);
-cuzk_status cuzk_g2_msm_sparse_sum_ws(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
+cuzk_status cuzk_g2_msm_sparse_sum_ws_var(cuzk_g2_jac *r, const cuzk_g2_msm_vec *v, size_t nv,
                                       unsigned nthreads, cuzk_g2_msm_scratch *ws, char *err);
-cuzk_status cuzk_g2_batch_sum(cuzk_g2_jac *r, const cuzk_g2_affine *points, size_t n,
+cuzk_status cuzk_g2_batch_sum_var(cuzk_g2_jac *r, const cuzk_g2_affine *points, size_t n,
                               unsigned nthreads);
-cuzk_status cuzk_g2_batch_sum_bitmap(cuzk_g2_jac *r, const cuzk_g2_affine *points,
+cuzk_status cuzk_g2_batch_sum_bitmap_var(cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                      const uint64_t *bitmap, size_t n, unsigned nthreads);
 
-/* Points per batch-sum working buffer (per thread); see cuzk_g1_batch_sum. */
+/* Points per batch-sum working buffer (per thread); see cuzk_g1_batch_sum_var. */
 #define CUZK_BATCH_SUM_CHUNK 1024
 
 #endif /* CUZK_MSM_H */

@@ -55,7 +55,7 @@ void FN(inv)(FIELD *r, const FIELD *a) { sg_inverse(r->l, a->l, P_, N0, R3_, NL,
  * representative itself and returns the Montgomery form of 1/a directly. */
 void FN(inv_var)(FIELD *r, const FIELD *a) { sg_inverse(r->l, a->l, P_, N0, R3_, NL, 0); }
 
-void FN(batch_inv)(FIELD *out, const FIELD *in, size_t n, FIELD *scratch)
+void FN(batch_inv_var)(FIELD *out, const FIELD *in, size_t n, FIELD *scratch)
 {
     if (n == 0) return;
     /* scratch[i] = product of the nonzero in[0..i]; zeros are passed over so

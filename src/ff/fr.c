@@ -42,7 +42,7 @@ static const uint64_t FR_ROOT_5[CUZK_FR_LIMBS] = {
     0x0212d79e5b416b6full};
 
 /* Tonelli-Shanks. Variable time in the 2-adic part of a. */
-int cuzk_fr_sqrt(cuzk_fr *r, const cuzk_fr *a)
+int cuzk_fr_sqrt_var(cuzk_fr *r, const cuzk_fr *a)
 {
     if (cuzk_fr_is_zero(a)) {
         *r = *a;

@@ -324,19 +324,19 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
     return st;
 }
 
-extern "C" cuzk_status cuzk_gpu_msm_start(cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_msm_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                           const cuzk_scalar *scalars, size_t n, char *err)
 {
     return msm_start(p, stream, CALL_MSM, scalars, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_msm_bits_start(cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_msm_bits_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                                const uint64_t *bits, size_t n, char *err)
 {
     return msm_start(p, stream, CALL_BITS, bits, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_msm_sparse_start(cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_msm_sparse_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                                  const cuzk_scalar *scalars, size_t n, char *err)
 {
     return msm_start(p, stream, CALL_SPARSE, scalars, n, err);
@@ -439,38 +439,38 @@ static cuzk_status msm_sync(void *r, cuzk_gpu_msm_plan *p, cuzk_gpu_group grp, u
     return msm_finish(r, p, grp, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_g1_msm_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
                                        const cuzk_scalar *scalars, size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G1, stream, CALL_MSM, scalars, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g2_msm(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_g2_msm_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
                                        const cuzk_scalar *scalars, size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G2, stream, CALL_MSM, scalars, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm_bits(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_g1_msm_bits_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
                                             const uint64_t *bits, size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G1, stream, CALL_BITS, bits, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g2_msm_bits(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
+extern "C" cuzk_status cuzk_gpu_g2_msm_bits_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p, unsigned stream,
                                             const uint64_t *bits, size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G2, stream, CALL_BITS, bits, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g1_msm_sparse(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p,
+extern "C" cuzk_status cuzk_gpu_g1_msm_sparse_var(cuzk_g1_jac *r, cuzk_gpu_msm_plan *p,
                                               unsigned stream, const cuzk_scalar *scalars,
                                               size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G1, stream, CALL_SPARSE, scalars, n, err);
 }
 
-extern "C" cuzk_status cuzk_gpu_g2_msm_sparse(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p,
+extern "C" cuzk_status cuzk_gpu_g2_msm_sparse_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *p,
                                               unsigned stream, const cuzk_scalar *scalars,
                                               size_t n, char *err)
 {

@@ -631,8 +631,8 @@ static cuzk_status start_msms(gpu_ws *gw, char *err)
         cuzk_status s;
         unsigned sk = gw->pstream[k];
         if (sk && (s = cuzk_gpu_stream_order(gw->ctx, sk, 0, err)) != CUZK_OK) return s;
-        s = k == P_H ? cuzk_gpu_msm_start(gw->plan[k], sk, in[k], cnt[k], err)
-                     : cuzk_gpu_msm_sparse_start(gw->plan[k], sk, in[k], cnt[k], err);
+        s = k == P_H ? cuzk_gpu_msm_start_var(gw->plan[k], sk, in[k], cnt[k], err)
+                     : cuzk_gpu_msm_sparse_start_var(gw->plan[k], sk, in[k], cnt[k], err);
         if (s != CUZK_OK) return s;
         gw->started[k] = 1;
     }

@@ -122,7 +122,7 @@ static void lagrange_range(void *vctx, size_t b, size_t e)
             cuzk_fr_sub(&j->out[lo + i], &j->tau, &w);
             cuzk_fr_mul(&w, &w, &j->omega);
         }
-        cuzk_fr_batch_inv(j->out + lo, j->out + lo, n, tmp);
+        cuzk_fr_batch_inv_var(j->out + lo, j->out + lo, n, tmp);
         for (size_t i = 0; i < n; i++) {
             cuzk_fr_mul(&j->out[lo + i], &j->out[lo + i], &num[i]);
             cuzk_fr_mul(&j->out[lo + i], &j->out[lo + i], &j->scale);
@@ -561,7 +561,7 @@ static void gen_h_lagrange(const void *vctx, size_t start, size_t n, cuzk_fr *s,
         cuzk_fr_sub(&s[i], &h->tau, &x);
         cuzk_fr_mul(&x, &x, &h->omega);
     }
-    cuzk_fr_batch_inv(s, s, n, scratch + CHUNK);
+    cuzk_fr_batch_inv_var(s, s, n, scratch + CHUNK);
     for (size_t i = 0; i < n; i++) {
         cuzk_fr_mul(&s[i], &s[i], &scratch[i]);
         cuzk_fr_mul(&s[i], &s[i], &h->c);

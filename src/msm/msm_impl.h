@@ -677,13 +677,13 @@ unsigned G(msm_window)(size_t n, unsigned nthreads)
     return p.c;
 }
 
-cuzk_status G(msm)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+cuzk_status G(msm_var)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                    unsigned nthreads)
 {
-    return G(msm_ws)(r, points, scalars, n, nthreads, NULL, NULL);
+    return G(msm_ws_var)(r, points, scalars, n, nthreads, NULL, NULL);
 }
 
-cuzk_status G(msm_c)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+cuzk_status G(msm_c_var)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                      unsigned nthreads, unsigned c)
 {
     if (c > MSM_MAX_C) return CUZK_ERR_INVALID_ARGUMENT;
@@ -862,12 +862,12 @@ static cuzk_status bsum_run(JAC *r, const AFF *points, const uint64_t *bitmap, s
     return CUZK_OK;
 }
 
-cuzk_status G(batch_sum)(JAC *r, const AFF *points, size_t n, unsigned nthreads)
+cuzk_status G(batch_sum_var)(JAC *r, const AFF *points, size_t n, unsigned nthreads)
 {
     return bsum_run(r, points, NULL, n, nthreads, NULL);
 }
 
-cuzk_status G(batch_sum_bitmap)(JAC *r, const AFF *points, const uint64_t *bitmap,
+cuzk_status G(batch_sum_bitmap_var)(JAC *r, const AFF *points, const uint64_t *bitmap,
                                 size_t n, unsigned nthreads)
 {
     return bsum_run(r, points, bitmap, n, nthreads, NULL);
@@ -984,7 +984,7 @@ static cuzk_status scratch_status(cuzk_status st, const struct G(msm_scratch) *w
     return st;
 }
 
-cuzk_status G(msm_ws)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+cuzk_status G(msm_ws_var)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                       unsigned nthreads, struct G(msm_scratch) *ws, char *err)
 {
     if (err) err[0] = 0;
@@ -1052,7 +1052,7 @@ out:
     return st;
 }
 
-cuzk_status G(msm_sparse_ws)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+cuzk_status G(msm_sparse_ws_var)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                              unsigned nthreads, struct G(msm_scratch) *ws, char *err)
 {
     if (err) err[0] = 0;
@@ -1062,13 +1062,13 @@ cuzk_status G(msm_sparse_ws)(JAC *r, const AFF *points, const cuzk_scalar *scala
     return scratch_status(sparse_run(r, &part, 1, nthreads, ws), ws, err);
 }
 
-cuzk_status G(msm_sparse)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
+cuzk_status G(msm_sparse_var)(JAC *r, const AFF *points, const cuzk_scalar *scalars, size_t n,
                           unsigned nthreads)
 {
-    return G(msm_sparse_ws)(r, points, scalars, n, nthreads, NULL, NULL);
+    return G(msm_sparse_ws_var)(r, points, scalars, n, nthreads, NULL, NULL);
 }
 
-cuzk_status G(msm_sparse_sum_ws)(JAC *r, const VEC *v, size_t nv, unsigned nthreads,
+cuzk_status G(msm_sparse_sum_ws_var)(JAC *r, const VEC *v, size_t nv, unsigned nthreads,
                                  struct G(msm_scratch) *ws, char *err)
 {
     if (err) err[0] = 0;
@@ -1086,7 +1086,7 @@ cuzk_status G(msm_sparse_sum_ws)(JAC *r, const VEC *v, size_t nv, unsigned nthre
     return scratch_status(sparse_run(r, parts, nv, nthreads, ws), ws, err);
 }
 
-cuzk_status G(msm_sparse_sum)(JAC *r, const VEC *v, size_t nv, unsigned nthreads)
+cuzk_status G(msm_sparse_sum_var)(JAC *r, const VEC *v, size_t nv, unsigned nthreads)
 {
-    return G(msm_sparse_sum_ws)(r, v, nv, nthreads, NULL, NULL);
+    return G(msm_sparse_sum_ws_var)(r, v, nv, nthreads, NULL, NULL);
 }

@@ -252,19 +252,19 @@ static cuzk_status cpu_h_poly(void *p, const cuzk_stage_in *in, char *err)
 static cuzk_status msm_g1_sparse(cpu_ws *cw, cuzk_g1_jac *r, const cuzk_g1_affine *points,
                                  const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return cuzk_g1_msm_sparse_ws(r, points, scalars, n, cw->nthreads, cw->m1, err);
+    return cuzk_g1_msm_sparse_ws_var(r, points, scalars, n, cw->nthreads, cw->m1, err);
 }
 
 static cuzk_status msm_g2_sparse(cpu_ws *cw, cuzk_g2_jac *r, const cuzk_g2_affine *points,
                                  const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return cuzk_g2_msm_sparse_ws(r, points, scalars, n, cw->nthreads, cw->m2, err);
+    return cuzk_g2_msm_sparse_ws_var(r, points, scalars, n, cw->nthreads, cw->m2, err);
 }
 
 static cuzk_status msm_g1_sparse_sum(cpu_ws *cw, cuzk_g1_jac *r, const cuzk_g1_msm_vec *v,
                                      size_t nv, char *err)
 {
-    return cuzk_g1_msm_sparse_sum_ws(r, v, nv, cw->nthreads, cw->m1, err);
+    return cuzk_g1_msm_sparse_sum_ws_var(r, v, nv, cw->nthreads, cw->m1, err);
 }
 /* ===== end of the MSM calls ===== */
 

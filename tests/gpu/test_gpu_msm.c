@@ -1,4 +1,4 @@
-/* GPU G1 and G2 MSM (cuzk_gpu_g1_msm, cuzk_gpu_g2_msm) and the 0/1 bitmap
+/* GPU G1 and G2 MSM (cuzk_gpu_g1_msm_var, cuzk_gpu_g2_msm_var) and the 0/1 bitmap
  * sums (cuzk_gpu_g*_msm_bits) against the CPU (cuzk_g*_msm,
  * cuzk_g*_batch_sum_bitmap).
  *
@@ -111,19 +111,19 @@ static void g2_gen(void *out, size_t n)
 
 static cuzk_status g1_cpu(void *r, const void *p, const cuzk_scalar *k, size_t n)
 {
-    return cuzk_g1_msm(r, p, k, n, 0);
+    return cuzk_g1_msm_var(r, p, k, n, 0);
 }
 static cuzk_status g2_cpu(void *r, const void *p, const cuzk_scalar *k, size_t n)
 {
-    return cuzk_g2_msm(r, p, k, n, 0);
+    return cuzk_g2_msm_var(r, p, k, n, 0);
 }
 static cuzk_status g1_cpu_bits(void *r, const void *p, const uint64_t *b, size_t n)
 {
-    return cuzk_g1_batch_sum_bitmap(r, p, b, n, 0);
+    return cuzk_g1_batch_sum_bitmap_var(r, p, b, n, 0);
 }
 static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t n)
 {
-    return cuzk_g2_batch_sum_bitmap(r, p, b, n, 0);
+    return cuzk_g2_batch_sum_bitmap_var(r, p, b, n, 0);
 }
 static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
@@ -147,27 +147,27 @@ static cuzk_status g2_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, 
 }
 static cuzk_status g1_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm(r, pl, 0, k, n, gerr);
+    return cuzk_gpu_g1_msm_var(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g2_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm(r, pl, 0, k, n, gerr);
+    return cuzk_gpu_g2_msm_var(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g1_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm_bits(r, pl, 0, b, n, gerr);
+    return cuzk_gpu_g1_msm_bits_var(r, pl, 0, b, n, gerr);
 }
 static cuzk_status g2_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm_bits(r, pl, 0, b, n, gerr);
+    return cuzk_gpu_g2_msm_bits_var(r, pl, 0, b, n, gerr);
 }
 static cuzk_status g1_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm_sparse(r, pl, 0, k, n, gerr);
+    return cuzk_gpu_g1_msm_sparse_var(r, pl, 0, k, n, gerr);
 }
 static cuzk_status g2_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm_sparse(r, pl, 0, k, n, gerr);
+    return cuzk_gpu_g2_msm_sparse_var(r, pl, 0, k, n, gerr);
 }
 static int g1_eq(const void *a, const void *b) { return cuzk_g1_jac_eq(a, b); }
 static int g2_eq(const void *a, const void *b) { return cuzk_g2_jac_eq(a, b); }
@@ -574,25 +574,25 @@ static void test_misuse(void)
     if (plan && plan2) {
         cuzk_g1_jac r;
         cuzk_g2_jac r2;
-        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm_bits(&r, plan, 0, bits, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 0, gerr) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
-        CHECK(cuzk_gpu_g1_msm_bits(&r, plan, 0, bits, 0, gerr) == CUZK_OK &&
+        CHECK(cuzk_gpu_g1_msm_var(&r, plan, 0, k, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits_var(&r, plan, 0, bits, 5, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_var(&r, plan, 0, k, 0, gerr) == CUZK_OK && cuzk_g1_jac_is_inf(&r));
+        CHECK(cuzk_gpu_g1_msm_bits_var(&r, plan, 0, bits, 0, gerr) == CUZK_OK &&
               cuzk_g1_jac_is_inf(&r));
         /* A plan of the other group. */
-        CHECK(cuzk_gpu_g2_msm(&r2, plan, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm(&r, plan2, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_g1_msm_bits(&r, plan2, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g2_msm_var(&r2, plan, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_var(&r, plan2, 0, k, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_g1_msm_bits_var(&r, plan2, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
         cuzk_gpu_msm_timing tm;
-        CHECK(cuzk_gpu_g1_msm(&r, plan, 0, k, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_g1_msm_var(&r, plan, 0, k, 4, gerr) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_timing(plan, &tm, gerr) == CUZK_OK && tm.total > 0);
-        CHECK(cuzk_gpu_g2_msm_bits(&r2, plan2, 0, bits, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm_bits_var(&r2, plan2, 0, bits, 4, gerr) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_timing(plan2, &tm, gerr) == CUZK_OK && tm.total > 0);
         /* Start and finish misuse: no MSM started, the other group's
          * finish, a busy plan. */
         CHECK(cuzk_gpu_g1_msm_finish(&r, plan, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-        CHECK(cuzk_gpu_msm_start(plan, 0, k, 4, gerr) == CUZK_OK);
-        CHECK(cuzk_gpu_msm_bits_start(plan, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        CHECK(cuzk_gpu_msm_start_var(plan, 0, k, 4, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_msm_bits_start_var(plan, 0, bits, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
         CHECK(cuzk_gpu_g2_msm_finish(&r2, plan, gerr) == CUZK_ERR_INVALID_ARGUMENT);
         CHECK(cuzk_gpu_g1_msm_finish(&r, plan, gerr) == CUZK_OK);
         compare(&G1, plan, p, k, 4, "after misuse");
@@ -656,10 +656,10 @@ static void test_precompute(void)
         unsigned c1 = cuzk_gpu_msm_plan_window(pl1);
         CHECK(cuzk_gpu_msm_plan_device_bytes(pl1) >=
               (size_t)((255 + c1 - 1) / c1) * 64 * sizeof(cuzk_g2_affine));
-        CHECK(cuzk_gpu_g2_msm(&r0, pl0, 0, k, 64, gerr) == CUZK_OK);
-        CHECK(cuzk_gpu_g2_msm(&r1, pl1, 0, k, 64, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm_var(&r0, pl0, 0, k, 64, gerr) == CUZK_OK);
+        CHECK(cuzk_gpu_g2_msm_var(&r1, pl1, 0, k, 64, gerr) == CUZK_OK);
         CHECK(cuzk_g2_jac_eq(&r0, &r1));
-        CHECK(cuzk_gpu_g1_msm((cuzk_g1_jac *)&r1, pl1, 0, k, 64, gerr) ==
+        CHECK(cuzk_gpu_g1_msm_var((cuzk_g1_jac *)&r1, pl1, 0, k, 64, gerr) ==
               CUZK_ERR_INVALID_ARGUMENT);
     }
     cuzk_gpu_msm_plan_destroy(pl0);
@@ -694,8 +694,8 @@ static void test_precompute(void)
     CHECK(plan_of(&plan, CUZK_GPU_G1, p, 64, 0, PRE) == CUZK_OK);
     if (plan) {
         cuzk_g1_jac want, got;
-        CHECK(cuzk_g1_msm(&want, p, k, 64, 0) == CUZK_OK);
-        CHECK(cuzk_gpu_g1_msm(&got, plan, 0, k, 64, gerr) == CUZK_OK &&
+        CHECK(cuzk_g1_msm_var(&want, p, k, 64, 0) == CUZK_OK);
+        CHECK(cuzk_gpu_g1_msm_var(&got, plan, 0, k, 64, gerr) == CUZK_OK &&
               cuzk_g1_jac_eq(&want, &got));
         cuzk_gpu_msm_plan_destroy(plan);
     }

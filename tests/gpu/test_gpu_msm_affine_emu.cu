@@ -3,7 +3,7 @@
  * as test_gpu_ff_emu), driven by host loops in place of the kernel launches
  * (digits, sort, clear, accumulate, combine, the two reduction levels, then
  * the host's window sum as msm.cu does it), against the CPU MSM
- * (cuzk_g1_msm, cuzk_g2_msm). It checks the stage logic on machines without
+ * (cuzk_g1_msm_var, cuzk_g2_msm_var). It checks the stage logic on machines without
  * a GPU; test_gpu_msm runs the real kernels.
  *
  * Checked: the safegcd inversion against cuzk_fp_inv / cuzk_fp2_inv
@@ -131,7 +131,7 @@ struct grp<EcFp> {
     }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
-        return cuzk_g1_msm(r, p, k, n, 0);
+        return cuzk_g1_msm_var(r, p, k, n, 0);
     }
     static void neg(aff *r, const aff *a) { cuzk_g1_affine_neg(r, a); }
     static int eq(const jac *a, const jac *b) { return cuzk_g1_jac_eq(a, b); }
@@ -167,7 +167,7 @@ struct grp<EcFp2> {
     }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
-        return cuzk_g2_msm(r, p, k, n, 0);
+        return cuzk_g2_msm_var(r, p, k, n, 0);
     }
     static void neg(aff *r, const aff *a) { cuzk_g2_affine_neg(r, a); }
     static int eq(const jac *a, const jac *b) { return cuzk_g2_jac_eq(a, b); }

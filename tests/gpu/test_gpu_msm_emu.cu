@@ -1,7 +1,7 @@
 /* The MSM stage bodies of src/gpu/msm.cuh compiled for the host, with the
  * PTX carry chains emulated (CUZK_FF_HOST_EMULATION), each kernel launch of
  * src/gpu/msm.cu replaced by a loop over its threads, against the CPU MSM
- * (cuzk_g1_msm, cuzk_g2_msm). It checks the device code's logic on machines
+ * (cuzk_g1_msm_var, cuzk_g2_msm_var). It checks the device code's logic on machines
  * without a GPU, so it runs with the CPU tests; test_gpu_msm checks the real
  * kernels and their driver on a GPU.
  *
@@ -60,11 +60,11 @@ struct G1T {
     static void x_jac(jac *r, const xyzz *p) { cuzk_g1_xyzz_to_jac(r, p); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
-        return cuzk_g1_msm(r, p, k, n, 1);
+        return cuzk_g1_msm_var(r, p, k, n, 1);
     }
     static cuzk_status bits(jac *r, const aff *p, const uint64_t *b, size_t n)
     {
-        return cuzk_g1_batch_sum_bitmap(r, p, b, n, 1);
+        return cuzk_g1_batch_sum_bitmap_var(r, p, b, n, 1);
     }
 };
 
@@ -88,11 +88,11 @@ struct G2T {
     static void x_jac(jac *r, const xyzz *p) { cuzk_g2_xyzz_to_jac(r, p); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
-        return cuzk_g2_msm(r, p, k, n, 1);
+        return cuzk_g2_msm_var(r, p, k, n, 1);
     }
     static cuzk_status bits(jac *r, const aff *p, const uint64_t *b, size_t n)
     {
-        return cuzk_g2_batch_sum_bitmap(r, p, b, n, 1);
+        return cuzk_g2_batch_sum_bitmap_var(r, p, b, n, 1);
     }
 };
 

@@ -108,12 +108,12 @@ static void test_concurrent(cuzk_gpu_ctx *ctx)
     CHECK(cuzk_gpu_memcpy(ctx, 1, dk, k1b, n1 * sizeof *dk, err) == CUZK_OK);
     CHECK(cuzk_gpu_memcpy(ctx, 2, dx, x, nn * sizeof *x, err) == CUZK_OK);
 
-    CHECK_MSG(cuzk_gpu_msm_start(pa, 0, k1, n1, err) == CUZK_OK, "start G1: %s", err);
-    CHECK_MSG(cuzk_gpu_msm_sparse_start(pc, 1, k2, n2, err) == CUZK_OK, "start G2: %s", err);
+    CHECK_MSG(cuzk_gpu_msm_start_var(pa, 0, k1, n1, err) == CUZK_OK, "start G1: %s", err);
+    CHECK_MSG(cuzk_gpu_msm_sparse_start_var(pc, 1, k2, n2, err) == CUZK_OK, "start G2: %s", err);
     CHECK_MSG(cuzk_gpu_ntt(d, 2, CUZK_GPU_NTT_COSET_FORWARD, dx, err) == CUZK_OK, "ntt: %s", err);
-    CHECK_MSG(cuzk_gpu_msm_start(pb, 1, dk, n1, err) == CUZK_OK, "start G1 b: %s", err);
+    CHECK_MSG(cuzk_gpu_msm_start_var(pb, 1, dk, n1, err) == CUZK_OK, "start G1 b: %s", err);
     /* A started plan is busy. */
-    CHECK(cuzk_gpu_msm_start(pa, 3, k1, n1, err) == CUZK_ERR_INVALID_ARGUMENT &&
+    CHECK(cuzk_gpu_msm_start_var(pa, 3, k1, n1, err) == CUZK_ERR_INVALID_ARGUMENT &&
           strncmp(err, "gpu: ", 5) == 0);
     CHECK(cuzk_gpu_memcpy(ctx, 2, y, dx, nn * sizeof *y, err) == CUZK_OK);
 
@@ -128,9 +128,9 @@ static void test_concurrent(cuzk_gpu_ctx *ctx)
     CHECK(cuzk_gpu_g1_msm_finish(&ga, pa, err) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_g1_msm_finish(&ga, pc, err) == CUZK_ERR_INVALID_ARGUMENT);
 
-    CHECK(cuzk_g1_msm(&wa, p1, k1, n1, 0) == CUZK_OK);
-    CHECK(cuzk_g1_msm(&wb, p1, k1b, n1, 0) == CUZK_OK);
-    CHECK(cuzk_g2_msm(&wc, p2, k2, n2, 0) == CUZK_OK);
+    CHECK(cuzk_g1_msm_var(&wa, p1, k1, n1, 0) == CUZK_OK);
+    CHECK(cuzk_g1_msm_var(&wb, p1, k1b, n1, 0) == CUZK_OK);
+    CHECK(cuzk_g2_msm_var(&wc, p2, k2, n2, 0) == CUZK_OK);
     CHECK_MSG(cuzk_g1_jac_eq(&ga, &wa), "concurrent G1 MSM != CPU");
     CHECK_MSG(cuzk_g1_jac_eq(&gb, &wb), "concurrent G1 MSM (device scalars) != CPU");
     CHECK_MSG(cuzk_g2_jac_eq(&gc, &wc), "concurrent G2 sparse MSM != CPU");
@@ -144,13 +144,13 @@ static void test_concurrent(cuzk_gpu_ctx *ctx)
 
     /* The same again through the synchronous forms on one plan, so a
      * finished plan is reusable. */
-    CHECK(cuzk_gpu_g1_msm(&ga, pa, 1, k1b, n1, err) == CUZK_OK && cuzk_g1_jac_eq(&ga, &wb));
+    CHECK(cuzk_gpu_g1_msm_var(&ga, pa, 1, k1b, n1, err) == CUZK_OK && cuzk_g1_jac_eq(&ga, &wb));
     /* An idle stream after all that. */
     CHECK(cuzk_gpu_stream_wait(ctx, 0, err) == CUZK_OK);
     /* Stream indices past the context's are misuse, with a message. */
     CHECK(cuzk_gpu_stream_wait(ctx, 4, err) == CUZK_ERR_INVALID_ARGUMENT &&
           strncmp(err, "gpu: ", 5) == 0);
-    CHECK(cuzk_gpu_msm_start(pa, 4, k1, n1, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_msm_start_var(pa, 4, k1, n1, err) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_stream_order(ctx, 0, 1, err) == CUZK_OK);
 
 out:
