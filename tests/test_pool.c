@@ -16,6 +16,7 @@
 #include <cuzk/r1cs.h>
 
 #include "common/parallel.h"
+#include "test_points.h"
 #include "test_util.h"
 
 /* Stops the pool and sets its size to n: the next call starts n workers. */
@@ -267,16 +268,7 @@ static void test_msm(void)
     const size_t n = (size_t)1 << 16;
     cuzk_g1_affine *p = test_xmalloc(n * sizeof *p);
     cuzk_scalar *k = test_xmalloc(n * sizeof *k);
-    cuzk_g1_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp *scratch = test_xmalloc(n * sizeof *scratch);
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    cuzk_g1_from_affine(&base, &CUZK_G1_GENERATOR);
-    cuzk_g1_mul(&j[0], &base, &a);
-    cuzk_g1_mul(&step, &base, &b);
-    for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
-    cuzk_g1_batch_to_affine(p, j, n, scratch);
+    test_g1_points(p, n);
     /* witness-like scalars: half ones, a quarter zeros, the rest random */
     for (size_t i = 0; i < n; i++) {
         uint64_t r = test_rand64();
@@ -305,8 +297,6 @@ static void test_msm(void)
     CHECK(cuzk_g1_msm_sparse_var(&one, p, k, n, 1) == CUZK_OK && cuzk_g1_jac_eq(&one, &want.sparse));
     free(p);
     free(k);
-    free(j);
-    free(scratch);
 }
 
 /* A built-in circuit's witness (sub-circuits claimed by 8 window slots)

@@ -30,6 +30,7 @@
 #include <cuzk/r1cs.h>
 
 #include "alloc_count.h"
+#include "test_chain.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -46,8 +47,8 @@ static size_t live_bytes(void)
 
 #define THREADS 2
 
-/* Public x, y, out; v_0 = x, (3 v_i) v_i = v_{i+1} - y, out = v_n; the low
- * 16 bits of x as booleans (ones and zeros for the sparse MSMs). */
+/* test_chain.h's circuit with the low 16 bits of x as booleans, and its
+ * key. */
 typedef struct {
     cuzk_r1cs r;
     cuzk_fr *w;
@@ -58,47 +59,13 @@ typedef struct {
 static int build(circuit *c, unsigned steps, cuzk_roots roots, uint64_t seed)
 {
     char err[CUZK_ERRMSG_LEN];
-    cuzk_cs cs;
     memset(c, 0, sizeof *c);
-    if (cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) != CUZK_OK) return 0;
-    cuzk_fr x, y, v, t, three;
-    cuzk_fr_from_u64(&x, (test_rand64() & 0xffff) | 1);
-    cuzk_fr_from_u64(&y, test_rand64());
-    cuzk_fr_from_u64(&three, 3);
-    cuzk_var vx = cuzk_cs_alloc_input(&cs, &x), vy = cuzk_cs_alloc_input(&cs, &y);
-    cuzk_coeff c3 = cuzk_cs_coeff(&cs, &three);
-    cuzk_var cur = vx;
-    v = x;
-    for (unsigned i = 0; i < steps; i++) {
-        cuzk_fr_mul(&t, &v, &v);
-        cuzk_fr_mul(&t, &t, &three);
-        cuzk_fr_add(&t, &t, &y);
-        cuzk_var nx = cuzk_cs_alloc(&cs, &t);
-        cuzk_cs_begin(&cs);
-        cuzk_cs_term(&cs, CUZK_A, cur, c3);
-        cuzk_cs_term(&cs, CUZK_B, cur, CUZK_COEFF_ONE);
-        cuzk_cs_term(&cs, CUZK_C, nx, CUZK_COEFF_ONE);
-        cuzk_cs_term(&cs, CUZK_C, vy, CUZK_COEFF_MINUS_ONE);
-        cuzk_cs_end(&cs);
-        cur = nx;
-        v = t;
-    }
-    cuzk_var out = cuzk_cs_alloc_input(&cs, &v);
-    cuzk_cs_begin(&cs);
-    cuzk_cs_term(&cs, CUZK_A, cur, CUZK_COEFF_ONE);
-    cuzk_cs_term(&cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
-    cuzk_cs_term(&cs, CUZK_C, out, CUZK_COEFF_ONE);
-    cuzk_cs_end(&cs);
-    cuzk_bool bits[16];
-    cuzk_num_to_bits(&cs, bits, vx, 16);
-    int ok = cuzk_cs_status(&cs, NULL) == CUZK_OK;
-    cuzk_cs_shape sh;
-    cuzk_cs_get_shape(&cs, &sh);
-    c->n_w = (size_t)sh.n_inputs + sh.n_aux;
-    c->w = malloc(c->n_w * sizeof *c->w);
-    ok = ok && c->w && cuzk_cs_take_r1cs(&cs, &c->r) == CUZK_OK &&
-         cuzk_cs_witness(&cs, c->w, c->n_w) == CUZK_OK;
-    cuzk_cs_free(&cs);
+    test_chain ch;
+    uint64_t x = (test_rand64() & 0xffff) | 1, y = test_rand64();
+    int ok = test_chain_build(&ch, steps, 16, x, y);
+    c->r = ch.r;
+    c->w = ch.w;
+    c->n_w = ch.n_w;
     if (!ok) return 0;
     uint32_t n_in = c->r.n_public + 1;
     cuzk_setup_opts o = {roots, THREADS, &seed, NULL, NULL, NULL, NULL, NULL};

@@ -30,63 +30,17 @@
 #include <cuzk/r1cs.h>
 
 #include "common/hash.h" /* cuzk_xxh64, to re-seal a header in tests */
+#include "test_chain.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ circuit -- */
 
-/* Public x, y, out; v_0 = x, (3 v_i) * v_i = v_{i+1} - y, out = v_n; the
- * low 64 bits of x as booleans. y, out and v_n are the variables in no B
- * row. */
-typedef struct {
-    cuzk_r1cs r;
-    cuzk_fr *w;
-    size_t n_w;
-} circuit;
+/* test_chain.h's circuit with the low 64 bits of x as booleans. */
+typedef test_chain circuit;
 
 static int build(circuit *c, unsigned steps, uint64_t xv, uint64_t yv)
 {
-    cuzk_cs cs;
-    memset(c, 0, sizeof *c);
-    if (cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) != CUZK_OK) return 0;
-    cuzk_fr x, y, v, t, three;
-    cuzk_fr_from_u64(&x, xv);
-    cuzk_fr_from_u64(&y, yv);
-    cuzk_fr_from_u64(&three, 3);
-    cuzk_var vx = cuzk_cs_alloc_input(&cs, &x), vy = cuzk_cs_alloc_input(&cs, &y);
-    cuzk_coeff c3 = cuzk_cs_coeff(&cs, &three);
-    cuzk_var cur = vx;
-    v = x;
-    for (unsigned i = 0; i < steps; i++) {
-        cuzk_fr_mul(&t, &v, &v);
-        cuzk_fr_mul(&t, &t, &three);
-        cuzk_fr_add(&t, &t, &y);
-        cuzk_var nx = cuzk_cs_alloc(&cs, &t);
-        cuzk_cs_begin(&cs);
-        cuzk_cs_term(&cs, CUZK_A, cur, c3);
-        cuzk_cs_term(&cs, CUZK_B, cur, CUZK_COEFF_ONE);
-        cuzk_cs_term(&cs, CUZK_C, nx, CUZK_COEFF_ONE);
-        cuzk_cs_term(&cs, CUZK_C, vy, CUZK_COEFF_MINUS_ONE);
-        cuzk_cs_end(&cs);
-        cur = nx;
-        v = t;
-    }
-    cuzk_var out = cuzk_cs_alloc_input(&cs, &v);
-    cuzk_cs_begin(&cs);
-    cuzk_cs_term(&cs, CUZK_A, cur, CUZK_COEFF_ONE);
-    cuzk_cs_term(&cs, CUZK_B, CUZK_VAR_ONE, CUZK_COEFF_ONE);
-    cuzk_cs_term(&cs, CUZK_C, out, CUZK_COEFF_ONE);
-    cuzk_cs_end(&cs);
-    cuzk_bool bits[64];
-    cuzk_num_to_bits(&cs, bits, vx, 64);
-    int ok = cuzk_cs_status(&cs, NULL) == CUZK_OK;
-    cuzk_cs_shape sh;
-    cuzk_cs_get_shape(&cs, &sh);
-    c->n_w = (size_t)sh.n_inputs + sh.n_aux;
-    c->w = malloc(c->n_w * sizeof *c->w);
-    ok = ok && c->w && cuzk_cs_take_r1cs(&cs, &c->r) == CUZK_OK &&
-         cuzk_cs_witness(&cs, c->w, c->n_w) == CUZK_OK;
-    cuzk_cs_free(&cs);
-    return ok;
+    return test_chain_build(c, steps, 64, xv, yv);
 }
 
 static void circuit_free(circuit *c)

@@ -41,6 +41,7 @@
 
 #include "gpu_test.h"
 #include "msm_cases.h"
+#include "test_points.h"
 
 #define NAME "test_gpu_msm"
 
@@ -75,39 +76,6 @@ static cuzk_status plan_of(cuzk_gpu_msm_plan **pl, cuzk_gpu_group grp, const voi
 
 
 /* ------------------------------------------------- the two groups -- */
-
-/* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
-static void g1_gen(void *out, size_t n)
-{
-    cuzk_g1_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp *scratch = test_xmalloc(n * sizeof *scratch);
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    cuzk_g1_from_affine(&base, &CUZK_G1_GENERATOR);
-    cuzk_g1_mul(&j[0], &base, &a);
-    cuzk_g1_mul(&step, &base, &b);
-    for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
-    cuzk_g1_batch_to_affine(out, j, n, scratch);
-    free(j);
-    free(scratch);
-}
-
-static void g2_gen(void *out, size_t n)
-{
-    cuzk_g2_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp2 *scratch = test_xmalloc(n * sizeof *scratch);
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    cuzk_g2_from_affine(&base, &CUZK_G2_GENERATOR);
-    cuzk_g2_mul(&j[0], &base, &a);
-    cuzk_g2_mul(&step, &base, &b);
-    for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
-    cuzk_g2_batch_to_affine(out, j, n, scratch);
-    free(j);
-    free(scratch);
-}
 
 static cuzk_status g1_cpu(void *r, const void *p, const cuzk_scalar *k, size_t n)
 {
@@ -213,11 +181,11 @@ typedef struct {
     void (*lin)(void *r, const void *b, const cuzk_fr *m0, const void *s, const cuzk_fr *m1);
 } grp;
 
-static const grp G1 = {"G1", sizeof(cuzk_g1_affine), sizeof(cuzk_g1_jac), 65536, g1_gen,
+static const grp G1 = {"G1", sizeof(cuzk_g1_affine), sizeof(cuzk_g1_jac), 65536, test_g1_points,
                        g1_cpu, g1_cpu_bits, g1_plan, g1_plan_seq, g1_gpu, g1_gpu_bits,
                        g1_gpu_sparse, g1_eq,
                        g1_is_inf, g1_neg, g1_lin};
-static const grp G2 = {"G2", sizeof(cuzk_g2_affine), sizeof(cuzk_g2_jac), 16384, g2_gen,
+static const grp G2 = {"G2", sizeof(cuzk_g2_affine), sizeof(cuzk_g2_jac), 16384, test_g2_points,
                        g2_cpu, g2_cpu_bits, g2_plan, g2_plan_seq, g2_gpu, g2_gpu_bits,
                        g2_gpu_sparse, g2_eq,
                        g2_is_inf, g2_neg, g2_lin};
@@ -556,8 +524,8 @@ static void test_misuse(void)
     cuzk_g2_affine q[4];
     cuzk_scalar k[4];
     uint64_t bits[1] = {0xf};
-    g1_gen(p, 4);
-    g2_gen(q, 4);
+    test_g1_points(p, 4);
+    test_g2_points(q, 4);
     for (int i = 0; i < 4; i++) rand_scalar(&k[i]);
     cuzk_gpu_msm_plan *plan = NULL, *plan2 = NULL;
     CHECK(plan_of(&plan, CUZK_GPU_G1, p, 0, 0, 0) == CUZK_ERR_INVALID_ARGUMENT &&
@@ -626,9 +594,9 @@ static void test_precompute(void)
     cuzk_g1_affine p[64], bs[2];
     cuzk_g2_affine q[64];
     cuzk_scalar k[64];
-    g1_gen(p, 64);
-    g2_gen(q, 64);
-    g1_gen(bs, 2);
+    test_g1_points(p, 64);
+    test_g2_points(q, 64);
+    test_g1_points(bs, 2);
     for (int i = 0; i < 64; i++) rand_scalar(&k[i]);
     cuzk_gpu_msm_plan *plan = NULL;
     /* Windows: up to 24 precomputed, 23 plain; unknown flags. */

@@ -13,6 +13,7 @@
 #include <cuzk/poly.h>
 
 #include "gpu_test.h"
+#include "test_points.h"
 
 #define NAME "test_gpu_streams"
 
@@ -23,39 +24,6 @@ static void rand_scalars(cuzk_scalar *k, size_t n)
         for (int j = 0; j < 4; j++) w[j] = test_rand64();
         memcpy(&k[i], w, sizeof k[i]);
     }
-}
-
-/* P_0 = [a] G, P_i = P_(i-1) + [b] G for random a, b. */
-static void g1_points(cuzk_g1_affine *out, size_t n)
-{
-    cuzk_g1_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp *scratch = test_xmalloc(n * sizeof *scratch);
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    cuzk_g1_from_affine(&base, &CUZK_G1_GENERATOR);
-    cuzk_g1_mul(&j[0], &base, &a);
-    cuzk_g1_mul(&step, &base, &b);
-    for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
-    cuzk_g1_batch_to_affine(out, j, n, scratch);
-    free(j);
-    free(scratch);
-}
-
-static void g2_points(cuzk_g2_affine *out, size_t n)
-{
-    cuzk_g2_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp2 *scratch = test_xmalloc(n * sizeof *scratch);
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    cuzk_g2_from_affine(&base, &CUZK_G2_GENERATOR);
-    cuzk_g2_mul(&j[0], &base, &a);
-    cuzk_g2_mul(&step, &base, &b);
-    for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
-    cuzk_g2_batch_to_affine(out, j, n, scratch);
-    free(j);
-    free(scratch);
 }
 
 /* Two MSMs (G1 on stream 0, G2 on stream 1) and an NTT (stream 2) all
@@ -72,8 +40,8 @@ static void test_concurrent(cuzk_gpu_ctx *ctx)
     cuzk_scalar *k1 = test_xmalloc(n1 * sizeof *k1), *k1b = test_xmalloc(n1 * sizeof *k1b);
     cuzk_scalar *k2 = test_xmalloc(n2 * sizeof *k2);
     cuzk_fr *x = test_xmalloc(nn * sizeof *x), *y = test_xmalloc(nn * sizeof *y);
-    g1_points(p1, n1);
-    g2_points(p2, n2);
+    test_g1_points(p1, n1);
+    test_g2_points(p2, n2);
     rand_scalars(k1, n1);
     rand_scalars(k1b, n1);
     rand_scalars(k2, n2);
@@ -185,7 +153,7 @@ static void test_pool_limit(void)
     /* 2^16 G1 points: 6 MiB of points alone, ~30 MiB with the sort. */
     const size_t n = 1 << 16;
     cuzk_g1_affine *p = test_xmalloc(n * sizeof *p);
-    g1_points(p, 16);
+    test_g1_points(p, 16);
     for (size_t i = 16; i < n; i++) p[i] = p[i % 16];
     cuzk_gpu_msm_opts mo = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT};
     cuzk_gpu_msm_plan *plan = NULL;
