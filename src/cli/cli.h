@@ -1,7 +1,9 @@
 /* cuzk — the command-line tool: what the command files share.
  *
- * Each command is a function cmd_<name>(argc, argv) in its own file (argv[0]
- * is the command name), listed in the table of cuzk.c. Exit status of every
+ * Each command is a function cmd_<name>(argc, argv) (argv[0] is the command
+ * name) in the file of its group: cuzk.c (prove, verify, and the command
+ * table), keys.c (setup, import, export-vk), circuits.c (circuits, compile,
+ * info, witness), serve.c (serve). Exit status of every
  * command: 0 success, 1 a verification that says "invalid", 2 unusable input
  * or failure, with a one-line reason on stderr. */
 #ifndef CUZK_CLI_H
