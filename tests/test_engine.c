@@ -8,6 +8,7 @@
  * No sleeps: the tests wait on the engine's conditions or on the fault
  * hook's. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -664,6 +665,108 @@ static void test_restart(void)
     ms_free(&m);
 }
 
+/* ----------------------------------------------------- CPU fallback -- */
+
+/* A "gpu" backend registered at run time, as the real one is: it proves by
+ * delegating to the CPU backend, except that its first stage fails as a
+ * CUDA error while gpu_broken is set. */
+static atomic_int gpu_broken;
+
+static cuzk_status gpu_create(void **bws, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
+                              char *err)
+{
+    return cuzk_backend_cpu()->ws_create(bws, pk, cfg, err);
+}
+static void gpu_destroy(void *b) { cuzk_backend_cpu()->ws_destroy(b); }
+static uint64_t gpu_bytes(const void *b) { return cuzk_backend_cpu()->ws_bytes(b); }
+static cuzk_status gpu_rows(void *b, const cuzk_stage_in *in, char *err)
+{
+    if (atomic_load(&gpu_broken)) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu: injected failure");
+        return CUZK_ERR_CUDA;
+    }
+    return cuzk_backend_cpu()->eval_rows(b, in, err);
+}
+static cuzk_status gpu_h(void *b, const cuzk_stage_in *in, char *err)
+{
+    return cuzk_backend_cpu()->h_poly(b, in, err);
+}
+static cuzk_status gpu_a(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_a(b, in, o, err);
+}
+static cuzk_status gpu_b2(void *b, const cuzk_stage_in *in, cuzk_g2_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_b2(b, in, o, err);
+}
+static cuzk_status gpu_c(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_c(b, in, o, err);
+}
+static const cuzk_prover_backend FAKE_GPU = {"gpu",   gpu_create, gpu_destroy, gpu_bytes, gpu_rows,
+                                             gpu_h,   gpu_a,      gpu_b2,      gpu_c};
+
+/* Registers "gpu" for the rest of the process: runs last. */
+static void test_cpu_fallback(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    CHECK(cuzk_backend_register(&FAKE_GPU) == CUZK_OK);
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.backend = "auto"; /* picks the registered "gpu" */
+    cfg.n_devices = 2;
+    cuzk_engine *e = mk(&cfg, 0);
+    start(e);
+    /* A working GPU proves. */
+    uint64_t id = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    cuzk_job_result *r = NULL;
+    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
+          r->parts[0].attempts == 1);
+    cuzk_job_result_free(r);
+    /* A broken one: both devices fail, the third and last attempt runs on
+     * the CPU backend and the job is DONE. */
+    atomic_store(&gpu_broken, 1);
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    r = NULL;
+    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "cpu") &&
+          r->parts[0].attempts == 3);
+    cuzk_job_result_free(r);
+    static cuzk_event ev[4096];
+    size_t n = cuzk_engine_timeline(e, 0, ev, 4096, NULL), retries = 0, to_cpu = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == CUZK_EV_RETRY && ev[i].job == id) {
+            retries++;
+            to_cpu += ev[i].value == 1 && ev[i].attempt == 2;
+        }
+    CHECK(retries == 2 && to_cpu == 1);
+    /* The CPU workspace is kept for the next fallback, and given back to
+     * the host pool with the key's other buffers on evict. */
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 3, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.host_reserved > 0 &&
+          st.retries == 4 && st.partitions_proved == 3);
+    cuzk_engine_status_free(&st);
+    CHECK(cuzk_engine_evict(e, WIN, err) == CUZK_OK);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.host_reserved == 0);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+    /* One attempt in all: no fallback, the job fails with the GPU's
+     * error. */
+    cuzk_engine_config_default(&cfg);
+    cfg.max_attempts = 1;
+    e = mk(&cfg, 0);
+    start(e);
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    expect(e, id, CUZK_JOB_FAILED);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, id, &info, NULL) == CUZK_OK && info.status == CUZK_ERR_CUDA);
+    cuzk_engine_destroy(e);
+    atomic_store(&gpu_broken, 0);
+}
+
 int main(void)
 {
     test_seed("test_engine");
@@ -674,5 +777,6 @@ int main(void)
     test_retry();
     test_budget();
     test_restart();
+    test_cpu_fallback();
     return test_done("test_engine");
 }
