@@ -88,9 +88,22 @@ static cuzk_status loop_one(cuzk_workspace *ws, const bench_src *b, uint64_t k,
     return s;
 }
 
+/* The columns of the per-stage table: witness, rows, H, MSM A, B2, C,
+ * assemble, self-check, and the prover without the self-check. */
+enum { NCOL = 9 };
+
+static void add_timings(double *sum, double witness_ms, const cuzk_prove_timings *t)
+{
+    const double v[NCOL] = {witness_ms,     t->abc_ms,      t->ntt_ms,
+                            t->msm_a_ms,    t->msm_b2_ms,   t->msm_c_ms,
+                            t->assemble_ms, t->verify_ms,   t->total_ms - t->verify_ms};
+    for (int k = 0; k < NCOL; k++) sum[k] += v[k];
+}
+
 /* Submits jobs first..first+n-1 and waits for them all. Returns the wall
- * ms, or < 0 on a failure (printed). Sums the partitions' witness, prove
- * and verify ms into sum[0..2]. */
+ * ms, or < 0 on a failure (printed). Adds the partitions' stage times to
+ * sum[NCOL] (may be NULL). In the engine the self-check is the
+ * finalizer's, off the prover's path (total_ms excludes it). */
 static double engine_batch(cuzk_engine *e, const char *name, const bench_src *b, uint64_t first,
                            unsigned n, double *sum)
 {
@@ -131,9 +144,9 @@ static double engine_batch(cuzk_engine *e, const char *name, const bench_src *b,
         cuzk_job_result *r = NULL;
         if (cuzk_engine_result(e, ids[i], &r, err) != CUZK_OK) continue;
         for (unsigned p = 0; p < r->n; p++) {
-            sum[0] += r->parts[p].witness_ms;
-            sum[1] += r->parts[p].t.total_ms;
-            sum[2] += r->parts[p].t.verify_ms;
+            cuzk_prove_timings t = r->parts[p].t;
+            t.total_ms += t.verify_ms; /* as the loop's, which includes it */
+            add_timings(sum, r->parts[p].witness_ms, &t);
         }
         cuzk_job_result_free(r);
     }
@@ -257,7 +270,7 @@ int bench_engine(int argc, char **argv)
            b.zkey ? b.zkey : b.circuit, pk.log_domain, jobs, rounds,
            threads, provers, wworkers, store_dir ? "sqlite" : "none");
     printf("%-6s %10s %10s %9s\n", "round", "loop s", "engine s", "overhead");
-    double lsum[3] = {0}, esum[3] = {0};
+    double lsum[NCOL] = {0}, esum[NCOL] = {0};
     for (unsigned r = 0; r < rounds; r++) {
         uint64_t first = 1000 + (uint64_t)r * jobs;
         /* Alternate which side goes first, so a drift in the machine's load
@@ -265,17 +278,13 @@ int bench_engine(int argc, char **argv)
         for (int side = 0; side < 2; side++) {
             int eng = (int)((r + (unsigned)side) & 1);
             if (eng) {
-                double esm[3] = {0};
-                if ((eng_ms[r] = engine_batch(e, name, &b, first, jobs, esm)) < 0) goto out;
-                for (int k = 0; k < 3; k++) esum[k] += esm[k];
+                if ((eng_ms[r] = engine_batch(e, name, &b, first, jobs, esum)) < 0) goto out;
             } else {
                 double t0 = bench_now_ns();
                 for (unsigned i = 0; i < jobs; i++) {
                     cuzk_prove_timings t;
                     if (loop_one(ws, &b, first + i, &t, err) != CUZK_OK) goto fail;
-                    lsum[0] += t.witness_ms;
-                    lsum[1] += t.total_ms - t.verify_ms;
-                    lsum[2] += t.verify_ms;
+                    add_timings(lsum, t.witness_ms, &t);
                 }
                 loop_ms[r] = (bench_now_ns() - t0) / 1e6;
             }
@@ -284,9 +293,13 @@ int bench_engine(int argc, char **argv)
         printf("%-6u %10.3f %10.3f %8.1f%%\n", r + 1, loop_ms[r] / 1e3, eng_ms[r] / 1e3, ovh[r]);
     }
     double n = (double)jobs * rounds;
-    printf("per proof, mean ms:  witness  prove  verify\n");
-    printf("  loop             %8.2f %6.2f %7.2f\n", lsum[0] / n, lsum[1] / n, lsum[2] / n);
-    printf("  engine           %8.2f %6.2f %7.2f\n", esum[0] / n, esum[1] / n, esum[2] / n);
+    printf("mean ms  witness   rows      H  msm A msm B2  msm C  assem verify prover\n");
+    for (int side = 0; side < 2; side++) {
+        const double *x = side ? esum : lsum;
+        printf("%-7s", side ? "engine" : "loop");
+        for (int k = 0; k < NCOL; k++) printf(" %6.2f", x[k] / n);
+        printf("\n");
+    }
     qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
     qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
     qsort(ovh, rounds, sizeof *ovh, cmp_double);
