@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -665,6 +666,92 @@ static void test_restart(void)
     ms_free(&m);
 }
 
+/* --------------------------------------------------- prover affinity -- */
+
+/* Holds the first attempts of two jobs until released, and records the
+ * device of every job's first attempt. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t hold[2];
+    int held[2], released;
+    unsigned dev[16]; /* by job id: device + 1 of attempt 1 (0: none yet) */
+} affin;
+
+static cuzk_fault on_affin(void *ctx, uint64_t job, unsigned part, unsigned attempt,
+                           unsigned device)
+{
+    (void)part;
+    affin *a = ctx;
+    pthread_mutex_lock(&a->mu);
+    if (job < 16 && attempt == 1) a->dev[job] = device + 1;
+    for (int k = 0; k < 2; k++)
+        if (job == a->hold[k]) {
+            a->held[k] = 1;
+            pthread_cond_broadcast(&a->cv);
+            while (!a->released) pthread_cond_wait(&a->cv, &a->mu);
+        }
+    pthread_mutex_unlock(&a->mu);
+    return CUZK_FAULT_NONE;
+}
+
+static uint64_t affin_hold(affin *a, int k, cuzk_engine *e, const char *circ, uint64_t seed)
+{
+    pthread_mutex_lock(&a->mu);
+    a->hold[k] = submit(e, circ, CUZK_PRIO_NORMAL, seed, NULL);
+    while (!a->held[k]) pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    return a->hold[k];
+}
+
+/* Two devices, two keys, each resident on one device: with both ready, a
+ * device takes the one whose key it holds even when the other is older. */
+static void test_affinity(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    affin a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, {0}, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.n_devices = 2;
+    cfg.max_batch_size = 0;
+    cfg.fault = on_affin;
+    cfg.fault_ctx = &a;
+    cuzk_engine *e = mk(&cfg, 1);
+    start(e);
+    /* WIN's job held on one device, then w2's on the other (the only idle
+     * prover): each device has one key's workspace. */
+    uint64_t a0 = affin_hold(&a, 0, e, WIN, 1);
+    uint64_t b0 = affin_hold(&a, 1, e, "w2", 2);
+    CHECK(a.dev[a0] && a.dev[b0] && a.dev[a0] != a.dev[b0]);
+    /* w2's job first, then WIN's: both wait in the ready queue. */
+    uint64_t b1 = submit(e, "w2", CUZK_PRIO_NORMAL, 3, NULL);
+    uint64_t a1 = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    for (;;) {
+        cuzk_engine_status st;
+        CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+        size_t ready = st.partitions_ready;
+        cuzk_engine_status_free(&st);
+        if (ready == 2) break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&a.mu);
+    a.released = 1;
+    pthread_cond_broadcast(&a.cv);
+    pthread_mutex_unlock(&a.mu);
+    expect(e, a1, CUZK_JOB_DONE);
+    expect(e, b1, CUZK_JOB_DONE);
+    CHECK_MSG(a.dev[a1] == a.dev[a0] && a.dev[b1] == a.dev[b0],
+              "WIN on devices %u, %u; w2 on %u, %u", a.dev[a0] - 1, a.dev[a1] - 1,
+              a.dev[b0] - 1, a.dev[b1] - 1);
+    cuzk_circuit_desc d1, d2;
+    CHECK(cuzk_engine_circuit(e, WIN, &d1, err) == CUZK_OK &&
+          cuzk_engine_circuit(e, "w2", &d2, err) == CUZK_OK);
+    CHECK(d1.resident_devices == 1u << (a.dev[a0] - 1) &&
+          d2.resident_devices == 1u << (a.dev[b0] - 1));
+    cuzk_engine_destroy(e);
+}
+
 /* ----------------------------------------------------- CPU fallback -- */
 
 /* A "gpu" backend registered at run time, as the real one is: it proves by
@@ -777,6 +864,7 @@ int main(void)
     test_retry();
     test_budget();
     test_restart();
+    test_affinity();
     test_cpu_fallback();
     return test_done("test_engine");
 }

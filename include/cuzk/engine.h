@@ -34,6 +34,11 @@
  * job first and a job's partitions in order, so one job finishes before
  * the next starts to interleave. A CRITICAL job bypasses the collector and
  * overtakes everything queued, not a partition already being proved.
+ * With several devices a prover worker takes, within the priority of the
+ * first ready partition, the first one whose key already has a workspace
+ * on its device, else that first one: keys stay where they are resident
+ * instead of being made resident on every device in turn, and no device
+ * idles while work is ready.
  *
  * Batch collector: jobs of one circuit and priority are held until
  * max_batch_size of them are there, max_batch_wait_ms passed since the

@@ -1485,22 +1485,31 @@ static int on_stage(void *ctx, cuzk_prove_stage next)
     return atomic_load(&pc->p->j->cancel) != 0;
 }
 
-/* The first ready partition this device may take: a retry avoids the
- * device that failed it when there is another. Under mu. */
+/* The ready partition device d takes: the first it may take (a retry
+ * avoids the device that failed it when there is another; a CPU fallback
+ * waits for its key's CPU workspace), unless a later one of the same
+ * priority has a key with a workspace on d already: that one, so keys are
+ * not made resident on every device in turn. Under mu. */
 static epart *ready_take(cuzk_engine *e, unsigned d)
 {
+    epart **pick = NULL;
     for (epart **pp = &e->ready; *pp; pp = &(*pp)->next) {
         epart *p = *pp;
+        if (pick && p->j->prio != (*pick)->j->prio) break;
         if (p->attempt && p->last_device == d && e->n_devices > 1 &&
             p->attempt < e->cfg.max_attempts && !p->on_cpu)
             continue;
         if (p->on_cpu && p->j->c->ws_cpu_busy) continue;
-        if (p->on_cpu) p->j->c->ws_cpu_busy = 1;
-        *pp = p->next;
-        e->n_ready--;
-        return p;
+        int here = e->n_devices == 1 || p->on_cpu || p->j->c->ws_count[d] > 0;
+        if (!pick || here) pick = pp;
+        if (here) break;
     }
-    return NULL;
+    if (!pick) return NULL;
+    epart *p = *pick;
+    *pick = p->next;
+    e->n_ready--;
+    if (p->on_cpu) p->j->c->ws_cpu_busy = 1;
+    return p;
 }
 
 /* Stopping: the provers and the finalizer run until no partition is in
