@@ -201,6 +201,19 @@ static void test_basic(void)
     CHECK(cuzk_engine_metrics(e, &m, NULL) == CUZK_OK && m &&
           strstr(m, "cuzk_jobs_done_total 5\n") &&
           strstr(m, "cuzk_stage_seconds_count{stage=\"msm_a\"} 20\n"));
+    /* Seconds with fixed microseconds, bytes as integers. */
+    const char *u = m ? strstr(m, "\ncuzk_uptime_seconds ") : NULL;
+    const char *h = m ? strstr(m, "\ncuzk_memory_host_reserved_bytes ") : NULL;
+    CHECK(u && h);
+    if (u && h) {
+        u += strlen("\ncuzk_uptime_seconds ");
+        size_t ip = strspn(u, "0123456789");
+        CHECK(ip > 0 && u[ip] == '.' && strspn(u + ip + 1, "0123456789") == 6 &&
+              u[ip + 7] == '\n');
+        h += strlen("\ncuzk_memory_host_reserved_bytes ");
+        size_t nd = strspn(h, "0123456789");
+        CHECK(nd > 0 && h[nd] == '\n');
+    }
     free(m);
     cuzk_event ev[4];
     char line[256];
