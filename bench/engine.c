@@ -292,7 +292,11 @@ int bench_engine(int argc, char **argv)
         ovh[r] = 100.0 * (eng_ms[r] - loop_ms[r]) / loop_ms[r];
         printf("%-6u %10.3f %10.3f %8.1f%%\n", r + 1, loop_ms[r] / 1e3, eng_ms[r] / 1e3, ovh[r]);
     }
-    double n = (double)jobs * rounds;
+    double n = (double)jobs * rounds, lwall = 0, ewall = 0;
+    for (unsigned r = 0; r < rounds; r++) {
+        lwall += loop_ms[r];
+        ewall += eng_ms[r];
+    }
     printf("mean ms  witness   rows      H  msm A msm B2  msm C  assem verify prover\n");
     for (int side = 0; side < 2; side++) {
         const double *x = side ? esum : lsum;
@@ -300,6 +304,15 @@ int bench_engine(int argc, char **argv)
         for (int k = 0; k < NCOL; k++) printf(" %6.2f", x[k] / n);
         printf("\n");
     }
+    /* What the wall time holds beyond the stages on each side's critical
+     * path (the loop: witness, prover, self-check; the engine with one
+     * prover: the prover, its witnesses and checks running beside it): the
+     * cost of the engine itself, and far less noisy than the wall times on
+     * a loaded machine, since both sides' stages slow down alike. */
+    double lgap = (lwall - lsum[0] - lsum[7] - lsum[8]) / n, egap = (ewall - esum[8]) / n;
+    printf("outside the critical stages, ms/proof: loop %.2f, engine %.2f (%.1f%% of the loop's "
+           "proof); engine prover busy %.1f%% of its wall\n",
+           lgap, egap, 100.0 * (egap - lgap) / (lwall / n), 100.0 * esum[8] / ewall);
     qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
     qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
     qsort(ovh, rounds, sizeof *ovh, cmp_double);
