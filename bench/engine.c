@@ -155,6 +155,48 @@ out:
     return ms;
 }
 
+/* The prover's idle gaps from the engine's timeline (one prover: from each
+ * PROVE_END to the next PROVE_START within a batch, i.e. not across the
+ * pause between batches): prints their count, median, mean and max. */
+static void prover_gaps(cuzk_engine *e)
+{
+    size_t cap = 1u << 16, n, ng = 0;
+    cuzk_event *ev = malloc(cap * sizeof *ev);
+    double *gap = malloc(cap * sizeof *gap);
+    if (!ev || !gap) goto out;
+    n = cuzk_engine_timeline(e, 0, ev, cap, NULL);
+    int64_t end = -1, start = -1;
+    double in_att = 0; /* attempts' wall beyond the prover's total_ms */
+    size_t n_att = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind == CUZK_EV_PROVE_END) {
+            end = ev[i].t_us;
+            if (start >= 0) {
+                in_att += (double)(end - start) / 1e3 - ev[i].ms;
+                n_att++;
+            }
+        }
+        if (ev[i].kind == CUZK_EV_PROVE_START) start = ev[i].t_us;
+        if (ev[i].kind == CUZK_EV_PROVE_START && end >= 0) {
+            double g = (double)(ev[i].t_us - end) / 1e3;
+            if (g < 50) gap[ng++] = g; /* longer: the pause between batches */
+            end = -1;
+        }
+    }
+    if (!ng) goto out;
+    double sum = 0;
+    for (size_t i = 0; i < ng; i++) sum += gap[i];
+    qsort(gap, ng, sizeof *gap, cmp_double);
+    printf("engine prover idle between proofs (timeline, %zu gaps): median %.3f ms, mean %.3f ms, "
+           "max %.3f ms\n",
+           ng, gap[ng / 2], sum / (double)ng, gap[ng - 1]);
+    printf("engine attempt (PROVE_START to PROVE_END) beyond the prover's own time: mean %.3f ms\n",
+           n_att ? in_att / (double)n_att : 0.0);
+out:
+    free(ev);
+    free(gap);
+}
+
 int bench_engine(int argc, char **argv)
 {
     bench_src b = {"winning-32g", NULL, 12, NULL, 0};
@@ -242,7 +284,12 @@ int bench_engine(int argc, char **argv)
     if (store_dir) {
         char path[1024];
         snprintf(path, sizeof path, "%s/bench-engine.db", store_dir);
+        remove(path); /* a fresh store each run: */
+        snprintf(path + strlen(path), sizeof path - strlen(path), "-wal");
         remove(path);
+        snprintf(path + strlen(path) - 4, 5, "-shm");
+        remove(path);
+        snprintf(path, sizeof path, "%s/bench-engine.db", store_dir);
         if (cuzk_store_open_sqlite(&st, path, err) != CUZK_OK) goto fail;
         ec.store = st;
     }
@@ -313,6 +360,7 @@ int bench_engine(int argc, char **argv)
     printf("outside the critical stages, ms/proof: loop %.2f, engine %.2f (%.1f%% of the loop's "
            "proof); engine prover busy %.1f%% of its wall\n",
            lgap, egap, 100.0 * (egap - lgap) / (lwall / n), 100.0 * esum[8] / ewall);
+    prover_gaps(e);
     qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
     qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
     qsort(ovh, rounds, sizeof *ovh, cmp_double);
