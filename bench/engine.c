@@ -11,8 +11,12 @@
  *           with --store DIR its jobs go through an SQLite store there.
  * Both use the same key (the same seeded insecure setup, or the .zkey) and
  * are warmed up by one untimed proof (circuit opened, workspace made). The
- * engine is made once and kept, as a daemon keeps it. Prints each round,
- * then the medians and the spread of the overhead. */
+ * engine is made once and kept, as a daemon keeps it. Prints each round;
+ * each side's mean stage times; the wall time outside each side's critical
+ * stages (the engine's own cost, which a loaded machine's noise in the
+ * stages does not hide); from the engine's timeline the prover's idle gaps
+ * and its attempts' time beyond cuzk_prove's total; then the medians and
+ * the spread of the overhead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +183,7 @@ static void prover_gaps(cuzk_engine *e)
         if (ev[i].kind == CUZK_EV_PROVE_START) start = ev[i].t_us;
         if (ev[i].kind == CUZK_EV_PROVE_START && end >= 0) {
             double g = (double)(ev[i].t_us - end) / 1e3;
-            if (g < 50) gap[ng++] = g; /* longer: the pause between batches */
+            if (g < 50) gap[ng++] = g; /* longer: the loop ran between batches */
             end = -1;
         }
     }
