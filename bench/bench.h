@@ -13,6 +13,7 @@ int bench_pce(int argc, char **argv);     /* PCE compile and SpMV (bench/pce.c) 
 int bench_setup(int argc, char **argv);   /* Groth16 setup points/s (bench/setup.c) */
 int bench_witness(int argc, char **argv); /* built-in circuits (bench/witness.c) */
 int bench_store(int argc, char **argv);   /* the SQLite job store (bench/store.c) */
+int bench_engine(int argc, char **argv);  /* the engine's overhead (bench/engine.c) */
 
 static inline double bench_now_ns(void)
 {

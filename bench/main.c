@@ -15,6 +15,7 @@ static const struct {
     {"pce", bench_pce, "PCE on a PoRep-shaped R1CS: bytes/nnz, compile, SpMV ns/nnz, GB/s"},
     {"setup", bench_setup, "Groth16 setup (insecure keys): points/s at 2^10..2^N"},
     {"witness", bench_witness, "built-in circuits: record, witness M constraints/s, PCE SpMV"},
+    {"engine", bench_engine, "the engine's overhead: N proofs through it vs cuzk_prove in a loop"},
     {"store", bench_store, "the SQLite job store: enqueue+lease+complete jobs/s (fsync'd)"},
 };
 

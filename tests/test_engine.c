@@ -8,9 +8,11 @@
  * No sleeps: the tests wait on the engine's conditions or on the fault
  * hook's. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -199,6 +201,19 @@ static void test_basic(void)
     CHECK(cuzk_engine_metrics(e, &m, NULL) == CUZK_OK && m &&
           strstr(m, "cuzk_jobs_done_total 5\n") &&
           strstr(m, "cuzk_stage_seconds_count{stage=\"msm_a\"} 20\n"));
+    /* Seconds with fixed microseconds, bytes as integers. */
+    const char *u = m ? strstr(m, "\ncuzk_uptime_seconds ") : NULL;
+    const char *h = m ? strstr(m, "\ncuzk_memory_host_reserved_bytes ") : NULL;
+    CHECK(u && h);
+    if (u && h) {
+        u += strlen("\ncuzk_uptime_seconds ");
+        size_t ip = strspn(u, "0123456789");
+        CHECK(ip > 0 && u[ip] == '.' && strspn(u + ip + 1, "0123456789") == 6 &&
+              u[ip + 7] == '\n');
+        h += strlen("\ncuzk_memory_host_reserved_bytes ");
+        size_t nd = strspn(h, "0123456789");
+        CHECK(nd > 0 && h[nd] == '\n');
+    }
     free(m);
     cuzk_event ev[4];
     char line[256];
@@ -664,6 +679,194 @@ static void test_restart(void)
     ms_free(&m);
 }
 
+/* --------------------------------------------------- prover affinity -- */
+
+/* Holds the first attempts of two jobs until released, and records the
+ * device of every job's first attempt. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t hold[2];
+    int held[2], released;
+    unsigned dev[16]; /* by job id: device + 1 of attempt 1 (0: none yet) */
+} affin;
+
+static cuzk_fault on_affin(void *ctx, uint64_t job, unsigned part, unsigned attempt,
+                           unsigned device)
+{
+    (void)part;
+    affin *a = ctx;
+    pthread_mutex_lock(&a->mu);
+    if (job < 16 && attempt == 1) a->dev[job] = device + 1;
+    for (int k = 0; k < 2; k++)
+        if (job == a->hold[k]) {
+            a->held[k] = 1;
+            pthread_cond_broadcast(&a->cv);
+            while (!a->released) pthread_cond_wait(&a->cv, &a->mu);
+        }
+    pthread_mutex_unlock(&a->mu);
+    return CUZK_FAULT_NONE;
+}
+
+static uint64_t affin_hold(affin *a, int k, cuzk_engine *e, const char *circ, uint64_t seed)
+{
+    pthread_mutex_lock(&a->mu);
+    a->hold[k] = submit(e, circ, CUZK_PRIO_NORMAL, seed, NULL);
+    while (!a->held[k]) pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    return a->hold[k];
+}
+
+/* Two devices, two keys, each resident on one device: with both ready, a
+ * device takes the one whose key it holds even when the other is older. */
+static void test_affinity(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    affin a = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, {0}, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.n_devices = 2;
+    cfg.max_batch_size = 0;
+    cfg.fault = on_affin;
+    cfg.fault_ctx = &a;
+    cuzk_engine *e = mk(&cfg, 1);
+    start(e);
+    /* WIN's job held on one device, then w2's on the other (the only idle
+     * prover): each device has one key's workspace. */
+    uint64_t a0 = affin_hold(&a, 0, e, WIN, 1);
+    uint64_t b0 = affin_hold(&a, 1, e, "w2", 2);
+    CHECK(a.dev[a0] && a.dev[b0] && a.dev[a0] != a.dev[b0]);
+    /* w2's job first, then WIN's: both wait in the ready queue. */
+    uint64_t b1 = submit(e, "w2", CUZK_PRIO_NORMAL, 3, NULL);
+    uint64_t a1 = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    for (;;) {
+        cuzk_engine_status st;
+        CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+        size_t ready = st.partitions_ready;
+        cuzk_engine_status_free(&st);
+        if (ready == 2) break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&a.mu);
+    a.released = 1;
+    pthread_cond_broadcast(&a.cv);
+    pthread_mutex_unlock(&a.mu);
+    expect(e, a1, CUZK_JOB_DONE);
+    expect(e, b1, CUZK_JOB_DONE);
+    CHECK_MSG(a.dev[a1] == a.dev[a0] && a.dev[b1] == a.dev[b0],
+              "WIN on devices %u, %u; w2 on %u, %u", a.dev[a0] - 1, a.dev[a1] - 1,
+              a.dev[b0] - 1, a.dev[b1] - 1);
+    cuzk_circuit_desc d1, d2;
+    CHECK(cuzk_engine_circuit(e, WIN, &d1, err) == CUZK_OK &&
+          cuzk_engine_circuit(e, "w2", &d2, err) == CUZK_OK);
+    CHECK(d1.resident_devices == 1u << (a.dev[a0] - 1) &&
+          d2.resident_devices == 1u << (a.dev[b0] - 1));
+    cuzk_engine_destroy(e);
+}
+
+/* ----------------------------------------------------- CPU fallback -- */
+
+/* A "gpu" backend registered at run time, as the real one is: it proves by
+ * delegating to the CPU backend, except that its first stage fails as a
+ * CUDA error while gpu_broken is set. */
+static atomic_int gpu_broken;
+
+static cuzk_status gpu_create(void **bws, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
+                              char *err)
+{
+    return cuzk_backend_cpu()->ws_create(bws, pk, cfg, err);
+}
+static void gpu_destroy(void *b) { cuzk_backend_cpu()->ws_destroy(b); }
+static uint64_t gpu_bytes(const void *b) { return cuzk_backend_cpu()->ws_bytes(b); }
+static cuzk_status gpu_rows(void *b, const cuzk_stage_in *in, char *err)
+{
+    if (atomic_load(&gpu_broken)) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu: injected failure");
+        return CUZK_ERR_CUDA;
+    }
+    return cuzk_backend_cpu()->eval_rows(b, in, err);
+}
+static cuzk_status gpu_h(void *b, const cuzk_stage_in *in, char *err)
+{
+    return cuzk_backend_cpu()->h_poly(b, in, err);
+}
+static cuzk_status gpu_a(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_a(b, in, o, err);
+}
+static cuzk_status gpu_b2(void *b, const cuzk_stage_in *in, cuzk_g2_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_b2(b, in, o, err);
+}
+static cuzk_status gpu_c(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    return cuzk_backend_cpu()->msm_c(b, in, o, err);
+}
+static const cuzk_prover_backend FAKE_GPU = {"gpu",   gpu_create, gpu_destroy, gpu_bytes, gpu_rows,
+                                             gpu_h,   gpu_a,      gpu_b2,      gpu_c};
+
+/* Registers "gpu" for the rest of the process: runs last. */
+static void test_cpu_fallback(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    CHECK(cuzk_backend_register(&FAKE_GPU) == CUZK_OK);
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.backend = "auto"; /* picks the registered "gpu" */
+    cfg.n_devices = 2;
+    cuzk_engine *e = mk(&cfg, 0);
+    start(e);
+    /* A working GPU proves. */
+    uint64_t id = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    cuzk_job_result *r = NULL;
+    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
+          r->parts[0].attempts == 1);
+    cuzk_job_result_free(r);
+    /* A broken one: both devices fail, the third and last attempt runs on
+     * the CPU backend and the job is DONE. */
+    atomic_store(&gpu_broken, 1);
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    r = NULL;
+    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "cpu") &&
+          r->parts[0].attempts == 3);
+    cuzk_job_result_free(r);
+    static cuzk_event ev[4096];
+    size_t n = cuzk_engine_timeline(e, 0, ev, 4096, NULL), retries = 0, to_cpu = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == CUZK_EV_RETRY && ev[i].job == id) {
+            retries++;
+            to_cpu += ev[i].value == 1 && ev[i].attempt == 2;
+        }
+    CHECK(retries == 2 && to_cpu == 1);
+    /* The CPU workspace is kept for the next fallback, and given back to
+     * the host pool with the key's other buffers on evict. */
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 3, NULL);
+    expect(e, id, CUZK_JOB_DONE);
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.host_reserved > 0 &&
+          st.retries == 4 && st.partitions_proved == 3);
+    cuzk_engine_status_free(&st);
+    CHECK(cuzk_engine_evict(e, WIN, err) == CUZK_OK);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.host_reserved == 0);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+    /* One attempt in all: no fallback, the job fails with the GPU's
+     * error. */
+    cuzk_engine_config_default(&cfg);
+    cfg.max_attempts = 1;
+    e = mk(&cfg, 0);
+    start(e);
+    id = submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL);
+    expect(e, id, CUZK_JOB_FAILED);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, id, &info, NULL) == CUZK_OK && info.status == CUZK_ERR_CUDA);
+    cuzk_engine_destroy(e);
+    atomic_store(&gpu_broken, 0);
+}
+
 int main(void)
 {
     test_seed("test_engine");
@@ -674,5 +877,7 @@ int main(void)
     test_retry();
     test_budget();
     test_restart();
+    test_affinity();
+    test_cpu_fallback();
     return test_done("test_engine");
 }

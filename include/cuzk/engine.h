@@ -34,6 +34,11 @@
  * job first and a job's partitions in order, so one job finishes before
  * the next starts to interleave. A CRITICAL job bypasses the collector and
  * overtakes everything queued, not a partition already being proved.
+ * With several devices a prover worker takes, within the priority of the
+ * first ready partition, the first one whose key already has a workspace
+ * on its device, else that first one: keys stay where they are resident
+ * instead of being made resident on every device in turn, and no device
+ * idles while work is ready.
  *
  * Batch collector: jobs of one circuit and priority are held until
  * max_batch_size of them are there, max_batch_wait_ms passed since the
@@ -62,10 +67,12 @@
  * Failures: a backend error, an out-of-memory or a proof that fails
  * self-verification makes the partition retry (on another device when
  * there is one) up to max_attempts attempts in all; then the job fails
- * with the reason. (Not yet: a last attempt on the CPU backend when the
- * engine proves on a GPU.) Bad input (an
- * unsatisfied witness, malformed inputs) fails the job at once. A failing
- * job never stops the engine.
+ * with the reason. When the attempt that failed ran on another backend
+ * than the CPU (a GPU) and one attempt remains, that last one runs on the
+ * CPU backend (any device's prover worker runs it, on a CPU workspace made
+ * once per key, kept, and charged to the host pool; the result's backend
+ * says "cpu"). Bad input (an unsatisfied witness, malformed inputs) fails
+ * the job at once. A failing job never stops the engine.
  *
  * Cancellation: a queued job is removed; a running one stops at the next
  * stage boundary (prove.h's progress callback) and frees its
@@ -413,7 +420,8 @@ typedef enum {
     CUZK_EV_STAGE = 5,        /* a prove stage ended: stage, ms */
     CUZK_EV_PROVE_END = 6,    /* ms = the prover's total */
     CUZK_EV_VERIFIED = 7,     /* status: CUZK_OK or PROOF_INVALID */
-    CUZK_EV_RETRY = 8,        /* status: why */
+    CUZK_EV_RETRY = 8,        /* status: why; value 1: the next attempt
+                               * is the CPU fallback */
     CUZK_EV_DONE = 9,         /* the job (partition = all) */
     CUZK_EV_FAILED = 10,
     CUZK_EV_CANCELED = 11,

@@ -481,6 +481,16 @@ static void ws_destroy_idle(cuzk_engine *e, ecirc *c, unsigned d)
     }
 }
 
+/* Frees c's idle CPU fallback workspace. Under mu. */
+static void ws_cpu_drop(cuzk_engine *e, ecirc *c)
+{
+    if (!c->ws_cpu || c->ws_cpu_busy) return;
+    cuzk_workspace_destroy(c->ws_cpu);
+    c->ws_cpu = NULL;
+    e->host_res -= c->ws_cpu_bytes < e->host_res ? c->ws_cpu_bytes : e->host_res;
+    c->ws_cpu_bytes = 0;
+}
+
 static void wbuf_free_idle(cuzk_engine *e, ecirc *c)
 {
     uint64_t one = (uint64_t)c->n_vars * sizeof(cuzk_fr);
@@ -513,7 +523,7 @@ static int evict_one(cuzk_engine *e, int pool, unsigned d, const ecirc *keep)
         ecirc *c = e->circ[i];
         if (c == keep || c->loading) continue;
         int ok;
-        if (pool == 0) ok = c->n_wbuf > 0;
+        if (pool == 0) ok = c->n_wbuf > 0 || (c->ws_cpu && !c->ws_cpu_busy);
         else if (pool == 1) {
             int ws = 0;
             for (unsigned k = 0; k < e->n_devices; k++) ws |= c->ws_count[k] != c->ws_nfree[k];
@@ -523,9 +533,12 @@ static int evict_one(cuzk_engine *e, int pool, unsigned d, const ecirc *keep)
         if (ok && (!best || c->lru < best->lru)) best = c;
     }
     if (!best) return 0;
-    if (pool == 0) wbuf_free_idle(e, best);
-    else if (pool == 1) {
+    if (pool == 0) {
+        wbuf_free_idle(e, best);
+        ws_cpu_drop(e, best);
+    } else if (pool == 1) {
         for (unsigned k = 0; k < e->n_devices; k++) ws_destroy_idle(e, best, k);
+        ws_cpu_drop(e, best);
         key_unload(e, best);
     } else {
         ws_destroy_idle(e, best, d);
@@ -651,6 +664,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
         pthread_cond_broadcast(&e->cv_work);
         return s;
     }
+    copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));
     uint64_t real = cuzk_workspace_bytes(*out);
     if (real > guess && (s = reserve(e, 2, d, real - guess, c, cancel, err)) != CUZK_OK) {
         cuzk_workspace_destroy(*out); /* bigger than the device can hold */
@@ -673,6 +687,45 @@ static void ws_give(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace *ws)
 {
     c->ws_free[d][c->ws_nfree[d]++] = ws;
     pthread_cond_broadcast(&e->cv_work);
+}
+
+/* c's CPU fallback workspace (the caller set c->ws_cpu_busy): the kept
+ * one, or a new one reserved from the host pool (it lives in host memory,
+ * whichever device's worker runs it). Under mu; released while creating. */
+static cuzk_status ws_take_cpu(cuzk_engine *e, ecirc *c, cuzk_workspace **out, atomic_int *cancel,
+                               char *err)
+{
+    if (c->ws_cpu) {
+        *out = c->ws_cpu;
+        return CUZK_OK;
+    }
+    uint64_t guess = ws_guess(c);
+    if (e->cfg.budget_host && guess > e->cfg.budget_host) guess = e->cfg.budget_host;
+    cuzk_status s = reserve(e, 0, 0, guess, c, cancel, err);
+    if (s != CUZK_OK) return s;
+    pthread_mutex_unlock(&e->mu);
+    cuzk_config cfg;
+    cuzk_config_default(&cfg);
+    cfg.nthreads = e->cfg.prove_threads;
+    cfg.self_check = 0; /* the finalizer verifies */
+    cfg.backend = "cpu";
+    s = cuzk_workspace_create(out, &c->pk, &cfg, err);
+    pthread_mutex_lock(&e->mu);
+    e->host_res -= guess;
+    if (s != CUZK_OK) {
+        pthread_cond_broadcast(&e->cv_work);
+        return s;
+    }
+    uint64_t real = cuzk_workspace_bytes(*out);
+    if ((s = reserve(e, 0, 0, real, c, cancel, err)) != CUZK_OK) {
+        cuzk_workspace_destroy(*out);
+        *out = NULL;
+        pthread_cond_broadcast(&e->cv_work);
+        return s;
+    }
+    c->ws_cpu = *out;
+    c->ws_cpu_bytes = real;
+    return CUZK_OK;
 }
 
 cuzk_status cuzk_engine_preload(cuzk_engine *e, const char *name, char *err)
@@ -715,6 +768,7 @@ cuzk_status cuzk_engine_evict(cuzk_engine *e, const char *name, char *err)
         s = CUZK_ERR_INVALID_ARGUMENT;
     } else {
         for (unsigned d = 0; d < e->n_devices; d++) ws_destroy_idle(e, c, d);
+        ws_cpu_drop(e, c);
         wbuf_free_idle(e, c);
         if (c->file_key && c->loaded) key_unload(e, c);
         e->n_evictions++;
@@ -1431,20 +1485,31 @@ static int on_stage(void *ctx, cuzk_prove_stage next)
     return atomic_load(&pc->p->j->cancel) != 0;
 }
 
-/* The first ready partition this device may take: a retry avoids the
- * device that failed it when there is another. Under mu. */
+/* The ready partition device d takes: the first it may take (a retry
+ * avoids the device that failed it when there is another; a CPU fallback
+ * waits for its key's CPU workspace), unless a later one of the same
+ * priority has a key with a workspace on d already: that one, so keys are
+ * not made resident on every device in turn. Under mu. */
 static epart *ready_take(cuzk_engine *e, unsigned d)
 {
+    epart **pick = NULL;
     for (epart **pp = &e->ready; *pp; pp = &(*pp)->next) {
         epart *p = *pp;
+        if (pick && p->j->prio != (*pick)->j->prio) break;
         if (p->attempt && p->last_device == d && e->n_devices > 1 &&
-            p->attempt < e->cfg.max_attempts)
+            p->attempt < e->cfg.max_attempts && !p->on_cpu)
             continue;
-        *pp = p->next;
-        e->n_ready--;
-        return p;
+        if (p->on_cpu && p->j->c->ws_cpu_busy) continue;
+        int here = e->n_devices == 1 || p->on_cpu || p->j->c->ws_count[d] > 0;
+        if (!pick || here) pick = pp;
+        if (here) break;
     }
-    return NULL;
+    if (!pick) return NULL;
+    epart *p = *pick;
+    *pick = p->next;
+    e->n_ready--;
+    if (p->on_cpu) p->j->c->ws_cpu_busy = 1;
+    return p;
 }
 
 /* Stopping: the provers and the finalizer run until no partition is in
@@ -1479,7 +1544,18 @@ static void *prover_main(void *arg)
         if (atomic_load(&j->cancel)) s = CUZK_ERR_CANCELED;
         cuzk_workspace *ws = NULL;
         e->dev_busy[d]++;
-        if (s == CUZK_OK) s = ws_take(e, c, d, &ws, &j->cancel, err);
+        int on_cpu = p->on_cpu;
+        if (s == CUZK_OK)
+            s = on_cpu ? ws_take_cpu(e, c, &ws, &j->cancel, err)
+                       : ws_take(e, c, d, &ws, &j->cancel, err);
+        /* Whether this attempt was on another backend than the CPU. When
+         * no workspace could be made: the backend of the key's earlier
+         * ones, else the engine's unless "auto" (unknown: no fallback). */
+        const char *bk = ws ? cuzk_workspace_backend(ws)
+                         : on_cpu ? "cpu"
+                         : c->ws_backend[0] ? c->ws_backend
+                         : strcmp(e->backend_name, "auto") ? e->backend_name : "cpu";
+        p->off_cpu = strcmp(bk, "cpu") != 0;
         if (s == CUZK_OK) {
             c->lru = ++e->lru_tick;
             copystr(p->backend, sizeof p->backend, cuzk_workspace_backend(ws));
@@ -1526,7 +1602,8 @@ static void *prover_main(void *arg)
                 }
             }
             pthread_mutex_lock(&e->mu);
-            ws_give(e, c, d, ws);
+            if (on_cpu) pthread_cond_broadcast(&e->cv_work);
+            else ws_give(e, c, d, ws);
             if (s == CUZK_OK) {
                 static const int hs[] = {EH_ROWS, EH_H, EH_MSM_A, EH_MSM_B2, EH_MSM_C,
                                          EH_ASSEMBLE};
@@ -1542,6 +1619,7 @@ static void *prover_main(void *arg)
             cuzk__engine_event(e, CUZK_EV_PROVE_END, j, p->idx, d, p->attempt, 0, p->t.total_ms,
                                0, s);
         }
+        if (on_cpu) c->ws_cpu_busy = 0; /* also when the workspace failed */
         e->dev_busy[d]--;
         if (s == CUZK_OK) e->dev_proofs[d]++;
         else if (s != CUZK_ERR_CANCELED) e->dev_failures[d]++;
@@ -1603,7 +1681,11 @@ static void *final_main(void *arg)
         } else if (retryable(s) && p->attempt < e->cfg.max_attempts && p->w &&
                    !(e->stopping && !e->drain)) {
             e->n_retries++;
-            cuzk__engine_event(e, CUZK_EV_RETRY, j, p->idx, p->device, p->attempt, 0, 0, 0, s);
+            /* The last attempt of a partition that failed on a GPU runs on
+             * the CPU backend: slower, but it does not share the fault. */
+            p->on_cpu = p->off_cpu && p->attempt + 1 == e->cfg.max_attempts;
+            cuzk__engine_event(e, CUZK_EV_RETRY, j, p->idx, p->device, p->attempt, 0, 0,
+                               p->on_cpu, s);
             ready_insert(e, p);
             pthread_cond_broadcast(&e->cv_work);
         } else {
@@ -1867,6 +1949,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
         free(c->ws_free);
         free(c->ws_nfree);
         free(c->ws_count);
+        ws_cpu_drop(e, c);
         wbuf_free_idle(e, c);
         free(c->wbuf);
         cuzk_groth16_pk_free(&c->pk);

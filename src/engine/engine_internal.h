@@ -49,6 +49,13 @@ typedef struct {
     cuzk_workspace ***ws_free;
     unsigned *ws_nfree, *ws_count;
     uint64_t ws_one;     /* bytes of one workspace (learned; 0 unknown) */
+    char ws_backend[16]; /* the backend of the last workspace made */
+    /* The CPU fallback's workspace (engine proving on another backend):
+     * made at the first partition that needs it, kept, charged to the host
+     * pool (ws_cpu_bytes); one partition at a time (ws_cpu_busy). */
+    cuzk_workspace *ws_cpu;
+    uint64_t ws_cpu_bytes;
+    int ws_cpu_busy;
     /* Pooled witness buffers (n_vars values each), host-charged. */
     cuzk_fr **wbuf;
     unsigned n_wbuf, cap_wbuf, wbuf_total;
@@ -60,6 +67,8 @@ typedef struct epart {
     unsigned idx;
     unsigned attempt;      /* attempts started */
     unsigned last_device;  /* of the last attempt (avoided by the retry) */
+    int on_cpu;            /* the next attempt is the CPU fallback */
+    int off_cpu;           /* the last attempt ran on a non-CPU backend */
     cuzk_fr *w;            /* witness buffer (from the circuit's pool) */
     double witness_ms;
     cuzk_status st;        /* of the last stage it went through */

@@ -289,9 +289,18 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-static void metric(sbuf *b, const char *name, const char *type, const char *help, double v)
+/* Counts and bytes print as integers (exact beyond 2^53, which a double
+ * is not); seconds with fixed microseconds ("6.144119", not %.17g's
+ * "6.1441189999999999"), the clocks' resolution. */
+static void metric_u(sbuf *b, const char *name, const char *type, const char *help, uint64_t v)
 {
-    sb_printf(b, "# HELP cuzk_%s %s\n# TYPE cuzk_%s %s\ncuzk_%s %.17g\n", name, help, name, type,
+    sb_printf(b, "# HELP cuzk_%s %s\n# TYPE cuzk_%s %s\ncuzk_%s %" PRIu64 "\n", name, help, name,
+              type, name, v);
+}
+
+static void metric_s(sbuf *b, const char *name, const char *type, const char *help, double v)
+{
+    sb_printf(b, "# HELP cuzk_%s %s\n# TYPE cuzk_%s %s\ncuzk_%s %.6f\n", name, help, name, type,
               name, v);
 }
 
@@ -303,34 +312,34 @@ cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len)
     if (cuzk_engine_status_get(e, &st) != CUZK_OK) return CUZK_ERR_NO_MEMORY;
     sbuf b = {malloc(8192), 0, 8192, 0};
     if (!b.p) b.oom = 1;
-    metric(&b, "uptime_seconds", "gauge", "Seconds since the engine was made.", st.uptime_s);
-    metric(&b, "jobs_submitted_total", "counter", "Jobs accepted.", (double)st.jobs_submitted);
-    metric(&b, "jobs_done_total", "counter", "Jobs proved.", (double)st.jobs_done);
-    metric(&b, "jobs_failed_total", "counter", "Jobs failed.", (double)st.jobs_failed);
-    metric(&b, "jobs_canceled_total", "counter", "Jobs canceled.", (double)st.jobs_canceled);
-    metric(&b, "partitions_proved_total", "counter", "Partitions proved and verified.",
-           (double)st.partitions_proved);
-    metric(&b, "retries_total", "counter", "Partition attempts retried.", (double)st.retries);
-    metric(&b, "verify_failures_total", "counter", "Proofs that failed self-verification.",
-           (double)st.verify_failures);
-    metric(&b, "evictions_total", "counter", "Key or workspace evictions.",
-           (double)st.evictions);
-    metric(&b, "jobs_collecting", "gauge", "Jobs held by the batch collector.",
-           (double)st.jobs_collecting);
-    metric(&b, "jobs_queued", "gauge", "Jobs queued.", (double)st.jobs_queued);
-    metric(&b, "jobs_running", "gauge", "Jobs running.", (double)st.jobs_running);
-    metric(&b, "partitions_queued", "gauge", "Partitions waiting for a witness worker.",
-           (double)st.partitions_queued);
-    metric(&b, "partitions_ready", "gauge", "Partitions in the ready queue.",
-           (double)st.partitions_ready);
-    metric(&b, "memory_host_reserved_bytes", "gauge", "Host memory reserved.",
-           (double)st.host_reserved);
-    metric(&b, "memory_host_budget_bytes", "gauge", "Host memory budget (0: none).",
-           (double)st.host_budget);
-    metric(&b, "memory_pinned_reserved_bytes", "gauge", "Pinned memory reserved.",
-           (double)st.pinned_reserved);
-    metric(&b, "memory_pinned_budget_bytes", "gauge", "Pinned memory budget (0: none).",
-           (double)st.pinned_budget);
+    metric_s(&b, "uptime_seconds", "gauge", "Seconds since the engine was made.", st.uptime_s);
+    metric_u(&b, "jobs_submitted_total", "counter", "Jobs accepted.", st.jobs_submitted);
+    metric_u(&b, "jobs_done_total", "counter", "Jobs proved.", st.jobs_done);
+    metric_u(&b, "jobs_failed_total", "counter", "Jobs failed.", st.jobs_failed);
+    metric_u(&b, "jobs_canceled_total", "counter", "Jobs canceled.", st.jobs_canceled);
+    metric_u(&b, "partitions_proved_total", "counter", "Partitions proved and verified.",
+           st.partitions_proved);
+    metric_u(&b, "retries_total", "counter", "Partition attempts retried.", st.retries);
+    metric_u(&b, "verify_failures_total", "counter", "Proofs that failed self-verification.",
+           st.verify_failures);
+    metric_u(&b, "evictions_total", "counter", "Key or workspace evictions.",
+           st.evictions);
+    metric_u(&b, "jobs_collecting", "gauge", "Jobs held by the batch collector.",
+           st.jobs_collecting);
+    metric_u(&b, "jobs_queued", "gauge", "Jobs queued.", st.jobs_queued);
+    metric_u(&b, "jobs_running", "gauge", "Jobs running.", st.jobs_running);
+    metric_u(&b, "partitions_queued", "gauge", "Partitions waiting for a witness worker.",
+           st.partitions_queued);
+    metric_u(&b, "partitions_ready", "gauge", "Partitions in the ready queue.",
+           st.partitions_ready);
+    metric_u(&b, "memory_host_reserved_bytes", "gauge", "Host memory reserved.",
+           st.host_reserved);
+    metric_u(&b, "memory_host_budget_bytes", "gauge", "Host memory budget (0: none).",
+           st.host_budget);
+    metric_u(&b, "memory_pinned_reserved_bytes", "gauge", "Pinned memory reserved.",
+           st.pinned_reserved);
+    metric_u(&b, "memory_pinned_budget_bytes", "gauge", "Pinned memory budget (0: none).",
+           st.pinned_budget);
     sb_printf(&b, "# HELP cuzk_memory_device_reserved_bytes Device memory reserved.\n"
                   "# TYPE cuzk_memory_device_reserved_bytes gauge\n");
     for (unsigned d = 0; d < st.n_devices; d++)
@@ -361,7 +370,7 @@ cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len)
         cum += e->hist[h].count[EHIST_BUCKETS];
         sb_printf(&b, "cuzk_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
                   hn[h], cum);
-        sb_printf(&b, "cuzk_stage_seconds_sum{stage=\"%s\"} %.9g\n", hn[h], e->hist[h].sum);
+        sb_printf(&b, "cuzk_stage_seconds_sum{stage=\"%s\"} %.6f\n", hn[h], e->hist[h].sum);
         sb_printf(&b, "cuzk_stage_seconds_count{stage=\"%s\"} %" PRIu64 "\n", hn[h], cum);
     }
     pthread_mutex_unlock(&e->obs_mu);
