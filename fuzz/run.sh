@@ -21,7 +21,7 @@ objs=""
 for f in "$ROOT"/src/common/*.c "$ROOT"/src/ff/*.c "$ROOT"/src/ec/*.c \
          "$ROOT"/src/pairing/*.c "$ROOT"/src/formats/*.c "$ROOT"/src/r1cs/*.c \
          "$ROOT"/src/poly/*.c "$ROOT"/src/msm/*.c "$ROOT"/src/groth16/*.c \
-         "$ROOT"/src/gadgets/*.c "$ROOT"/src/circuits/*.c; do
+         "$ROOT"/src/gadgets/*.c "$ROOT"/src/circuits/*.c "$ROOT"/src/prove/*.c; do
     o="$B/obj/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
     if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
         $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$f" -o "$o"
