@@ -38,28 +38,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The insecure key of a built-in circuit, as the engine's register makes
- * it (same seed: the same key). */
-static cuzk_status setup_key(cuzk_groth16_pk *pk, const char *id, unsigned log_size, char *err)
-{
-    cuzk_circuit *ci;
-    cuzk_status s = cuzk_circuit_open(&ci, id, log_size, err);
-    if (s != CUZK_OK) return s;
-    cuzk_matrices m;
-    memset(&m, 0, sizeof m);
-    cuzk_cs_shape sh;
-    s = cuzk_circuit_record(ci, &m, &sh, err);
-    cuzk_circuit_close(ci);
-    if (s != CUZK_OK) return s;
-    cuzk_setup_opts o;
-    memset(&o, 0, sizeof o);
-    o.roots = CUZK_ROOTS_SNARKJS;
-    o.seed = &bench_seed;
-    s = cuzk_groth16_setup(pk, &m, sh.n_inputs, sh.n_aux, &o, err);
-    cuzk_matrices_free(&m);
-    return s;
-}
-
 typedef struct {
     const char *circuit, *zkey;
     unsigned size;
@@ -267,7 +245,7 @@ int bench_engine(int argc, char **argv)
             goto fail;
         b.wtns = wb.data;
         b.wtns_len = wb.size;
-    } else if (setup_key(&pk, b.circuit, b.size, err) != CUZK_OK) {
+    } else if (cuzk_circuit_setup(&pk, b.circuit, b.size, &bench_seed, err) != CUZK_OK) {
         goto fail;
     }
     cuzk_config cfg;

@@ -228,6 +228,14 @@ typedef struct {
 cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *cj, cuzk_cs *cs,
                                      unsigned nthreads, char *err);
 
+/* An insecure key (groth16.h's setup: FOR TESTS AND BENCHMARKS) for the
+ * built-in circuit id at log_size (0 = full size): one partition recorded,
+ * then cuzk_groth16_setup with snarkjs roots, the toxic waste derived from
+ * *seed (NULL: the OS CSPRNG), on every core. The same id, size and seed
+ * give the same key. pk is the caller's (cuzk_groth16_pk_free). */
+cuzk_status cuzk_circuit_setup(cuzk_groth16_pk *pk, const char *id, unsigned log_size,
+                               const uint64_t *seed, char *err);
+
 typedef enum {
     CUZK_WITNESS_DENSE = 0,  /* w[0..n_w), Montgomery form, w[0] = 1 */
     CUZK_WITNESS_CIRCUIT = 1 /* computed from circuit */

@@ -226,27 +226,6 @@ static cuzk_status key_load_file(ecirc *c, cuzk_groth16_pk *pk, int *mapped, cha
     return s;
 }
 
-/* A built-in key by setup: record one partition, run the insecure setup. */
-static cuzk_status key_setup(ecirc *c, cuzk_groth16_pk *pk, const uint64_t *seed, char *err)
-{
-    cuzk_circuit *ci;
-    cuzk_status s = cuzk_circuit_open(&ci, c->builtin, c->log_size, err);
-    if (s != CUZK_OK) return s;
-    cuzk_matrices m;
-    memset(&m, 0, sizeof m);
-    cuzk_cs_shape sh;
-    s = cuzk_circuit_record(ci, &m, &sh, err);
-    cuzk_circuit_close(ci);
-    if (s != CUZK_OK) return s;
-    cuzk_setup_opts o;
-    memset(&o, 0, sizeof o);
-    o.roots = CUZK_ROOTS_SNARKJS;
-    o.seed = seed;
-    s = cuzk_groth16_setup(pk, &m, sh.n_inputs, sh.n_aux, &o, err);
-    cuzk_matrices_free(&m);
-    return s;
-}
-
 cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, char *name_out,
                                  char *err)
 {
@@ -315,7 +294,7 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
                 goto fail;
             }
         } else {
-            if ((s = key_setup(c, &c->pk, spec->setup_seed, err)) != CUZK_OK) goto fail;
+            if ((s = cuzk_circuit_setup(&c->pk, c->builtin, c->log_size, spec->setup_seed, err)) != CUZK_OK) goto fail;
             copystr(c->label, sizeof c->label, CUZK_SETUP_LABEL);
         }
         if (spec->pce_path) {

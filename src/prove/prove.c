@@ -587,3 +587,24 @@ cuzk_status cuzk_groth16_prove_rows(cuzk_proof *proof, const cuzk_groth16_pk *pk
     }
     return prove_once(proof, pk, w, n_w, rows, nthreads, flags, t, err);
 }
+
+cuzk_status cuzk_circuit_setup(cuzk_groth16_pk *pk, const char *id, unsigned log_size,
+                               const uint64_t *seed, char *err)
+{
+    cuzk_circuit *ci;
+    cuzk_status s = cuzk_circuit_open(&ci, id, log_size, err);
+    if (s != CUZK_OK) return s;
+    cuzk_matrices m;
+    memset(&m, 0, sizeof m);
+    cuzk_cs_shape sh;
+    s = cuzk_circuit_record(ci, &m, &sh, err);
+    cuzk_circuit_close(ci);
+    if (s != CUZK_OK) return s;
+    cuzk_setup_opts o;
+    memset(&o, 0, sizeof o);
+    o.roots = CUZK_ROOTS_SNARKJS;
+    o.seed = seed;
+    s = cuzk_groth16_setup(pk, &m, sh.n_inputs, sh.n_aux, &o, err);
+    cuzk_matrices_free(&m);
+    return s;
+}
