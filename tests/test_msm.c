@@ -926,10 +926,11 @@ static void prefix_naive(const struct grp *g, void *want, const void *p, const c
 
 /* msm_plan_choose under a byte budget (what a scratch imposes; with the
  * scratch sizes of msm_impl.h the unconstrained plan always fits, so the
- * budget is exercised here with a stand-in size function): the budget of
+ * budget is exercised here with a simple size model that grows with the
+ * window, threads and ranges, model_plan_bytes): the budget of
  * the unconstrained plan gives that plan, one byte less a different plan
  * within the budget, and nothing fits in 0 bytes. */
-static size_t plan_bytes_stub(const struct msm_plan *p, size_t n)
+static size_t model_plan_bytes(const struct msm_plan *p, size_t n)
 {
     return n + ((size_t)1 << (p->c - 1)) * p->nthreads + (size_t)p->nwin * p->nranges;
 }
@@ -944,15 +945,15 @@ static void test_plan_budget(void)
             struct msm_plan p, q;
             size_t n = ns[i];
             CHECK(msm_plan_choose(&p, n, MSM_GLV_BITS, t, 0, &costs, NULL, 0) == 1);
-            size_t b = plan_bytes_stub(&p, n);
-            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, b) == 1 &&
+            size_t b = model_plan_bytes(&p, n);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, model_plan_bytes, b) == 1 &&
                   memcmp(&p, &q, sizeof p) == 0);
-            if (b > plan_bytes_stub(&(struct msm_plan){MSM_GLV_BITS, 1, 129, 1, 1}, n))
-                CHECK_MSG(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub,
+            if (b > model_plan_bytes(&(struct msm_plan){MSM_GLV_BITS, 1, 129, 1, 1}, n))
+                CHECK_MSG(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, model_plan_bytes,
                                           b - 1) == 1 &&
-                              plan_bytes_stub(&q, n) < b && memcmp(&p, &q, sizeof p) != 0,
+                              model_plan_bytes(&q, n) < b && memcmp(&p, &q, sizeof p) != 0,
                           "budget n=%zu t=%u", n, t);
-            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, plan_bytes_stub, 0) == 0);
+            CHECK(msm_plan_choose(&q, n, MSM_GLV_BITS, t, 0, &costs, model_plan_bytes, 0) == 0);
         }
 }
 
