@@ -35,6 +35,7 @@
 
 #include <cuzk/engine.h>
 #include <cuzk/pool.h>
+#include <cuzk/prove.h>
 #include <cuzk/server.h>
 
 #include "common/errmsg.h"
@@ -1017,6 +1018,26 @@ static void join_path(char *out, size_t cap, const char *dir, const char *p)
     else snprintf(out, cap, "%s/%s", dir, p);
 }
 
+/* The key of a built-in circuit given neither a key nor a setup seed: made
+ * by an insecure setup at the first start and kept in the daemon's dir
+ * (NAME.size<N>.cuzk), so a restart proves with the same key and the proofs
+ * it stored before still verify against the vk it serves. */
+static cuzk_status builtin_key_file(char *path, size_t cap, const cuzk_server_config *c,
+                                    const cuzk_server_circuit *ci, char *err)
+{
+    char name[CUZK_STORE_ID_LEN + 32];
+    snprintf(name, sizeof name, "%s.size%u.cuzk", ci->name, ci->log_size);
+    join_path(path, cap, c->dir, name);
+    struct stat st;
+    if (stat(path, &st) == 0) return CUZK_OK;
+    cuzk_groth16_pk pk;
+    memset(&pk, 0, sizeof pk);
+    cuzk_status s = cuzk_circuit_setup(&pk, ci->builtin, ci->log_size, NULL, err);
+    if (s == CUZK_OK) s = cuzk_keyfile_write(path, &pk, CUZK_SETUP_LABEL, 0, err);
+    cuzk_groth16_pk_free(&pk);
+    return s;
+}
+
 static cuzk_status read_token(cuzk_server *s, const char *path, char *err)
 {
     FILE *f = fopen(path, "r");
@@ -1102,16 +1123,21 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     for (size_t i = 0; i < c->n_circuits; i++) {
         const cuzk_server_circuit *ci = &c->circuits[i];
         char kp[sizeof path], pp[sizeof path], e2[CUZK_ERRMSG_LEN];
+        double t0 = (double)mono_ms();
         if (ci->key[0]) join_path(kp, sizeof kp, c->dir, ci->key);
         if (ci->pce[0]) join_path(pp, sizeof pp, c->dir, ci->pce);
+        int kept = ci->builtin[0] && !ci->key[0] && !ci->has_seed;
+        if (kept && (st = builtin_key_file(kp, sizeof kp, c, ci, e2)) != CUZK_OK) {
+            SRV_ERR(err, st, "circuit %s: its key: %s", ci->name, e2);
+            goto fail;
+        }
         cuzk_circuit_spec sp = {.name = ci->name,
                                 .builtin = ci->builtin[0] ? ci->builtin : NULL,
                                 .log_size = ci->log_size,
-                                .key_path = ci->key[0] ? kp : NULL,
+                                .key_path = ci->key[0] || kept ? kp : NULL,
                                 .pce_path = ci->pce[0] ? pp : NULL,
                                 .setup_seed = ci->has_seed ? &ci->setup_seed : NULL,
                                 .preload = ci->preload};
-        double t0 = (double)mono_ms();
         if ((st = cuzk_engine_register(s->engine, &sp, NULL, e2)) != CUZK_OK) {
             SRV_ERR(err, st, "circuit %s: %s", ci->name, e2);
             goto fail;
