@@ -177,6 +177,15 @@ static ecirc *circ_find(cuzk_engine *e, const char *name)
     return NULL;
 }
 
+/* circ_find for a caller's name (NULL allowed), with the message when it
+ * is unknown. e->mu held. */
+static ecirc *circ_named(cuzk_engine *e, const char *name, char *err)
+{
+    ecirc *c = name ? circ_find(e, name) : NULL;
+    if (!c) seterr(err, "unknown circuit \"%s\"", name ? name : "(null)");
+    return c;
+}
+
 static size_t circ_index(cuzk_engine *e, const ecirc *c)
 {
     for (size_t i = 0; i < e->n_circ; i++)
@@ -423,14 +432,10 @@ cuzk_status cuzk_engine_circuit(cuzk_engine *e, const char *name, cuzk_circuit_d
 {
     clrerr(err);
     pthread_mutex_lock(&e->mu);
-    ecirc *c = name ? circ_find(e, name) : NULL;
+    ecirc *c = circ_named(e, name, err);
     if (c) fill_desc(e, c, out);
     pthread_mutex_unlock(&e->mu);
-    if (!c) {
-        seterr(err, "unknown circuit \"%s\"", name ? name : "(null)");
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    return CUZK_OK;
+    return c ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
 }
 
 cuzk_status cuzk_engine_circuit_vk_json(cuzk_engine *e, const char *name, char **json,
@@ -438,12 +443,9 @@ cuzk_status cuzk_engine_circuit_vk_json(cuzk_engine *e, const char *name, char *
 {
     clrerr(err);
     pthread_mutex_lock(&e->mu);
-    ecirc *c = name ? circ_find(e, name) : NULL;
+    ecirc *c = circ_named(e, name, err);
     pthread_mutex_unlock(&e->mu);
-    if (!c) {
-        seterr(err, "unknown circuit \"%s\"", name ? name : "(null)");
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
+    if (!c) return CUZK_ERR_INVALID_ARGUMENT;
     return cuzk_vk_to_json(json, &c->vk, err); /* the vk never changes */
 }
 
@@ -711,10 +713,9 @@ cuzk_status cuzk_engine_preload(cuzk_engine *e, const char *name, char *err)
 {
     clrerr(err);
     pthread_mutex_lock(&e->mu);
-    ecirc *c = name ? circ_find(e, name) : NULL;
+    ecirc *c = circ_named(e, name, err);
     cuzk_status s = CUZK_OK;
     if (!c) {
-        seterr(err, "unknown circuit \"%s\"", name ? name : "(null)");
         s = CUZK_ERR_INVALID_ARGUMENT;
         goto out;
     }
@@ -737,10 +738,9 @@ cuzk_status cuzk_engine_evict(cuzk_engine *e, const char *name, char *err)
 {
     clrerr(err);
     pthread_mutex_lock(&e->mu);
-    ecirc *c = name ? circ_find(e, name) : NULL;
+    ecirc *c = circ_named(e, name, err);
     cuzk_status s = CUZK_OK;
     if (!c) {
-        seterr(err, "unknown circuit \"%s\"", name ? name : "(null)");
         s = CUZK_ERR_INVALID_ARGUMENT;
     } else if (c->refcount || c->loading) {
         seterr(err, "circuit \"%s\" is in use", name);
