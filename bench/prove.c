@@ -31,7 +31,7 @@ int bench_prove(int argc, char **argv)
     const char *keyfile = NULL, *pce_path = NULL, *circuit = NULL;
     unsigned size = 0;
     int runs = 5;
-    unsigned threads = 0;
+    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
             zkey = argv[++i];
@@ -52,12 +52,20 @@ int bench_prove(int argc, char **argv)
             runs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--gpu-streams") && i + 1 < argc) {
+            gpu_streams = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--gpu-msm-flags") && i + 1 < argc) {
+            gpu_msm_flags = (unsigned)strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: cuzk-bench prove (--zkey K.zkey --wtns W.wtns\n"
                    "                        | --key K.cuzk --pce P.pce --circuit ID [--size full|N])\n"
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
+                   "                        [--gpu-streams N] [--gpu-msm-flags F]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
-                   "CPU (the default) or the GPU backend (auto: the GPU when present).\n");
+                   "CPU (the default) or the GPU backend (auto: the GPU when present).\n"
+                   "--gpu-streams 2: the GPU's five MSMs share one scratch and run in turn\n"
+                   "(the default: each its own stream while they fit); --gpu-msm-flags: the\n"
+                   "plans' flags as cuzk_config.gpu_msm_flags (0x100: plain, no upgrades).\n");
             return 0;
         } else {
             fprintf(stderr, "cuzk-bench prove: unknown option '%s' (see --help)\n", argv[i]);
@@ -97,6 +105,8 @@ int bench_prove(int argc, char **argv)
     cuzk_config_default(&cfg);
     cfg.backend = backend;
     cfg.nthreads = threads;
+    cfg.gpu_streams = gpu_streams;
+    cfg.gpu_msm_flags = gpu_msm_flags;
     int rc = 2;
     char label[64];
     t_key = now_ms();

@@ -193,6 +193,19 @@ typedef enum {
     CUZK_GPU_MSM_BATCH_AFFINE = 2
 } cuzk_gpu_msm_acc;
 
+/* A scratch several plans share. A plan keeps its points (and tables) for
+ * its whole life, but the rest of its memory (scalar staging, sort keys and
+ * values, buckets, partial sums: 32 + 16 W + ~7.5 W bytes a G1 point with
+ * batch-affine accumulation, W windows) serves one MSM at a time. Plans
+ * made with opts.scratch borrow that memory from one cuzk_gpu_msm_scratch
+ * instead: five plans of a 2^27-domain proving key need ~216 GB with their
+ * own, ~121 GB with one shared (docs/gpu-prover.md). The rules: the MSMs
+ * of plans sharing a scratch are started on one stream (their device work
+ * then runs in turn; a start on another stream while one of them is in
+ * flight is CUZK_ERR_INVALID_ARGUMENT), a plan is made with a scratch only
+ * while none of them is in flight, and they are used from one thread. */
+typedef struct cuzk_gpu_msm_scratch cuzk_gpu_msm_scratch;
+
 /* Plan options; zero fields pick the defaults (except group). */
 typedef struct {
     cuzk_gpu_group group;  /* CUZK_GPU_G1 or CUZK_GPU_G2 */
@@ -200,7 +213,21 @@ typedef struct {
                               0 = cuzk_gpu_msm_window(n, flags) */
     unsigned flags;        /* CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE */
     cuzk_gpu_msm_acc acc;  /* accumulation method */
+    cuzk_gpu_msm_scratch *scratch; /* borrowed (outlives the plan), or NULL:
+                                      the plan's own */
 } cuzk_gpu_msm_opts;
+
+/* *bytes = the scratch a plan with opts over n points uses (the same with
+ * opts->scratch set or not); CUZK_ERR_INVALID_ARGUMENT for options that
+ * cuzk_gpu_msm_plan_create refuses. */
+cuzk_status cuzk_gpu_msm_scratch_bytes(size_t *bytes, const cuzk_gpu_msm_opts *opts, size_t n,
+                                       char *err);
+/* A scratch of `bytes` from ctx's pool (at least the largest
+ * cuzk_gpu_msm_scratch_bytes of the plans that will share it). Destroy it
+ * after every plan made with it. */
+cuzk_status cuzk_gpu_msm_scratch_create(cuzk_gpu_msm_scratch **scratch, cuzk_gpu_ctx *ctx,
+                                        size_t bytes, char *err);
+void cuzk_gpu_msm_scratch_destroy(cuzk_gpu_msm_scratch *scratch);
 
 /* The window size a plan for n points with these flags gets with c = 0 (a
  * cost model, see msm.cu; the same for both groups). */

@@ -47,8 +47,10 @@
 typedef struct {
     unsigned nthreads;   /* CPU threads for every stage; 0 = every core */
     int self_check;      /* 1: verify each proof before returning it, so a bad
-                          * witness gives CUZK_ERR_UNSATISFIED, never a bad
-                          * proof; 0: skip (benchmarks) */
+                          * witness gives CUZK_ERR_UNSATISFIED (on a non-CPU
+                          * backend CUZK_ERR_PROOF_INVALID: the witness or a
+                          * device fault), never a bad proof; 0: skip
+                          * (benchmarks) */
     const char *backend; /* "cpu", a registered backend's name ("gpu"), or
                           * "auto": the first registered non-CPU backend that
                           * accepts the key, else "cpu"; NULL = "auto" */
@@ -205,6 +207,9 @@ void cuzk_workspace_destroy(cuzk_workspace *ws); /* NULL is fine */
 uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws);
 /* The backend it proves on ("cpu", ...). */
 const char *cuzk_workspace_backend(const cuzk_workspace *ws);
+/* The backend's own state of ws (what its ws_create made), for that
+ * backend's test hooks only. */
+void *cuzk_workspace_backend_state(cuzk_workspace *ws);
 
 /* --------------------------------------------------------------- jobs -- */
 
@@ -295,7 +300,9 @@ typedef struct {
  * returns CUZK_OK, or an error with err (CUZK_ERRMSG_LEN bytes, may be
  * NULL) set and res->stage / res->bad_input saying where: the witness's
  * errors (the circuits layer's statuses; CUZK_ERR_UNSATISFIED for a wrong
- * length, w[0] != 1, a failed r1cs check or a failed self-check),
+ * length, w[0] != 1, a failed r1cs check or a failed self-check on the
+ * CPU backend; CUZK_ERR_PROOF_INVALID for a failed self-check on another:
+ * a wrong witness or a device fault, worth another attempt on the CPU),
  * CUZK_ERR_INVALID_ARGUMENT for a job or key that do not fit together (a
  * circuit job whose counts are not the key's, "another circuit or size"),
  * CUZK_ERR_IO (no OS randomness), CUZK_ERR_CANCELED, or a backend status. */

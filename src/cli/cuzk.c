@@ -295,7 +295,23 @@ int cmd_prove(int argc, char **argv)
     pj.r1cs = r1cs ? &rc1 : NULL;
     pj.pce = pce_path ? &pce : NULL;
     cuzk_prove_result res;
-    if ((s = cuzk_prove(ws, &pj, &res, err)) != CUZK_OK) {
+    s = cuzk_prove(ws, &pj, &res, err);
+    if (s == CUZK_ERR_PROOF_INVALID && strcmp(cuzk_workspace_backend(ws), "cpu")) {
+        /* Never a bad proof: the CPU backend proves it again and, for a
+         * wrong witness, says so. */
+        fprintf(stderr, "cuzk: %s\ncuzk: proving again on the cpu backend\n", err);
+        cuzk_workspace_destroy(ws);
+        ws = NULL;
+        cfg.backend = "cpu";
+        t_ws = cli_now_ms();
+        if ((s = cuzk_workspace_create(&ws, &pk, &cfg, err)) != CUZK_OK) {
+            fprintf(stderr, "cuzk: --backend cpu: %s\n", err);
+            goto out;
+        }
+        t_ws = cli_now_ms() - t_ws;
+        s = cuzk_prove(ws, &pj, &res, err);
+    }
+    if (s != CUZK_OK) {
         switch (res.bad_input) {
         case CUZK_INPUT_KEY: fprintf(stderr, "cuzk: %s: %s\n", key, err); break;
         case CUZK_INPUT_PCE: fprintf(stderr, "cuzk: %s: %s\n", pce_path, err); break;

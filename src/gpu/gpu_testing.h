@@ -190,6 +190,20 @@ typedef struct {
 cuzk_status cuzk_gpu_fixed_get_info(const cuzk_gpu_fixed *f, cuzk_gpu_fixed_info *info,
                                     char *err);
 
+/* ---------------------------------------------------- fault injection -- */
+
+/* Flips bit `bit` (0 .. 8 x the affine point size - 1) of point `index` of
+ * the plan's points in device memory (a precomputed plan: of its table's
+ * first window), as a memory fault would. Flipping it again restores it. */
+cuzk_status cuzk_gpu_testing_msm_plan_flip(cuzk_gpu_msm_plan *plan, size_t index, unsigned bit,
+                                           char *err);
+
+/* The same on a GPU workspace (backend "gpu", include/cuzk/prove.h) in the
+ * key's points of `which`: "H", "L", "A", "B2" or "B1". */
+typedef struct cuzk_workspace cuzk_workspace;
+cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *which, size_t index,
+                                     unsigned bit, char *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@ extern "C" {
 
 #include <cub/cub.cuh>
 
+#include "gpu/gpu_testing.h"
 #include "gpu/msm_plan.cuh"
 
 /* Cost model for the window size, in mixed additions (8M + 2S): the
@@ -76,11 +77,19 @@ static const msm_group_ops *group_ops(cuzk_gpu_group grp)
     return grp == CUZK_GPU_G1 ? &msm_g1_ops : &msm_g2_ops;
 }
 
+/* The plan's call is over (finished, or the plan destroyed). */
+static void call_end(cuzk_gpu_msm_plan *p)
+{
+    if (p->shared && p->call != CALL_NONE && p->call_n) p->shared->busy--;
+    p->call = CALL_NONE;
+}
+
 extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
 {
     if (!p) return;
     /* Errors here cannot be reported; each release is attempted. */
     gpu_ctx_quiesce(p->ctx);
+    call_end(p);
     gpu_pool_free(p->ctx, p->mem);
     if (p->host) (void)cudaFreeHost(p->host);
     for (int k = 0; k < PH_COUNT; k++)
@@ -91,12 +100,30 @@ extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
     free(p);
 }
 
-/* Allocates a plan for n points (uninitialised points; a precomputed plan:
- * uninitialised table) with the options o, its memory from the pool. */
-static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
-                              const cuzk_gpu_msm_opts *o, size_t n, char *err)
+/* A plan's geometry and the sizes of its arrays, from its options. The
+ * plan's own memory (own[]) holds what lives as long as the plan: points
+ * (or the table), infinity flags, the live bitmap, the subset sums. The
+ * scratch (scr[]) holds what one call uses: scalar staging, sort keys and
+ * values, CUB's temporary, buckets, partial sums, the reduction's arrays,
+ * the batch-affine pieces; it is the plan's own, or borrowed from a
+ * cuzk_gpu_msm_scratch shared by several plans. */
+enum { OWN_POINTS, OWN_INF, OWN_LIVE, OWN_BITS_TAB, OWN_COUNT };
+enum { SCR_SCALARS, SCR_KEYS0, SCR_KEYS1, SCR_VALS0, SCR_VALS1, SCR_SORT_TMP, SCR_BUCKETS,
+       SCR_PIECES, SCR_RED, SCR_AFF, SCR_COUNT };
+
+typedef struct {
+    cuzk_gpu_group group;
+    unsigned flags;
+    cuzk_gpu_msm_acc acc; /* never DEFAULT */
+    msm_geom g, rg;
+    size_t n, m, nchunks_max, aff_bytes, xyzz_bytes, sort_tmp_bytes;
+    size_t own[OWN_COUNT], scr[SCR_COUNT];
+    size_t own_bytes, scr_bytes; /* the arrays, each 256-byte aligned */
+} plan_layout;
+
+static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_t n, char *err)
 {
-    if (!ctx || !out || !o || n == 0 || n > ((size_t)1 << 31))
+    if (!o || n == 0 || n > ((size_t)1 << 31))
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: %zu points", n);
     if (o->group != CUZK_GPU_G1 && o->group != CUZK_GPU_G2)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: group %d",
@@ -106,74 +133,151 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     if ((unsigned)o->acc > (unsigned)CUZK_GPU_MSM_BATCH_AFFINE)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: accumulation %d",
                              (int)o->acc);
+    memset(L, 0, sizeof *L);
     unsigned flags = o->flags, c = o->c;
     int pre = (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
     if (c == 0) c = pre ? msm_choose_c_pre(n) : msm_choose_c(n);
     if (c < 8 || c > (pre ? MSM_PRE_C_MAX : 23))
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: window %u", c);
-    msm_geom g, rg;
     if (pre) {
-        msm_geom_init_pre(&g, &rg, c, n, MSM_PRE_VBITS);
+        msm_geom_init_pre(&L->g, &L->rg, c, n, MSM_PRE_VBITS);
     } else {
-        msm_geom_init(&g, c);
-        rg = g;
+        msm_geom_init(&L->g, c);
+        L->rg = L->g;
     }
-    size_t m = (size_t)g.nwin * n;
+    size_t m = (size_t)L->g.nwin * n;
     /* A table entry's index takes 31 bits of a sort value: nwin n <= 2^31
      * (2^31 G1 points are 206 GB, more than any device holds). */
     if (pre && m > ((size_t)1 << 31))
         return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm plan: table of %zu points", m);
     if (m > 0xffffffffull - MSM_CHUNK)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: %zu sort entries", m);
+    L->group = o->group;
+    L->flags = flags;
+    L->acc = o->acc == CUZK_GPU_MSM_XYZZ ? CUZK_GPU_MSM_XYZZ : CUZK_GPU_MSM_BATCH_AFFINE;
+    L->aff_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
+    L->xyzz_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
+    L->n = n;
+    L->m = m;
+    L->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    {
+        /* CUB's scratch for the largest sort, and for the bitmap sum's scan
+         * (the same memory: the two never run at once). Size queries only:
+         * nothing runs on the stream. */
+        cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+        size_t scan_bytes = 0;
+        CUZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, L->sort_tmp_bytes, dk, dv,
+                                                            (uint32_t)m, 0, (int)L->g.keybits,
+                                                            (cudaStream_t)0));
+        CUZK_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint32_t *)nullptr,
+                                                          (uint32_t *)nullptr,
+                                                          (int)((n + 63) / 64), (cudaStream_t)0));
+        if (scan_bytes > L->sort_tmp_bytes) L->sort_tmp_bytes = scan_bytes;
+    }
+    const msm_geom &rg = L->rg;
+    size_t X = L->xyzz_bytes;
+    L->own[OWN_POINTS] = (pre ? m : n) * L->aff_bytes;
+    L->own[OWN_INF] = n;
+    L->own[OWN_LIVE] = (n + 63) / 64 * 8;
+    L->own[OWN_BITS_TAB] =
+        flags & CUZK_GPU_MSM_BITS_TABLE ? (n + 3) / 4 * MSM_SUBSETS * L->aff_bytes : 0;
+    L->scr[SCR_SCALARS] = n * 32;
+    L->scr[SCR_KEYS0] = L->scr[SCR_KEYS1] = L->scr[SCR_VALS0] = L->scr[SCR_VALS1] = m * 4;
+    L->scr[SCR_SORT_TMP] = L->sort_tmp_bytes;
+    L->scr[SCR_BUCKETS] = (size_t)rg.nwin * rg.nb * X;
+    L->scr[SCR_PIECES] = 2 * L->nchunks_max * X;
+    L->scr[SCR_RED] = ((size_t)2 * rg.nwin * rg.t1 + (size_t)3 * rg.nwin * rg.t2 + rg.nwin) * X;
+    L->scr[SCR_AFF] = L->acc == CUZK_GPU_MSM_BATCH_AFFINE ? 2 * msm_aff_streams(m) * L->aff_bytes
+                                                          : 0;
+    for (int i = 0; i < OWN_COUNT; i++) L->own_bytes += msm_align256(L->own[i]);
+    for (int i = 0; i < SCR_COUNT; i++) L->scr_bytes += msm_align256(L->scr[i]);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_scratch_bytes(size_t *bytes, const cuzk_gpu_msm_opts *opts,
+                                                  size_t n, char *err)
+{
+    gpu_err_clear(err);
+    if (!bytes) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm scratch: NULL argument");
+    plan_layout L;
+    cuzk_status st = layout_make(&L, opts, n, err);
+    if (st == CUZK_OK) *bytes = L.scr_bytes;
+    return st;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_scratch_create(cuzk_gpu_msm_scratch **out, cuzk_gpu_ctx *ctx,
+                                                   size_t bytes, char *err)
+{
+    gpu_err_clear(err);
+    if (!out || !ctx || bytes == 0)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm scratch: bad argument");
+    cuzk_gpu_msm_scratch *s = (cuzk_gpu_msm_scratch *)calloc(1, sizeof *s);
+    if (!s) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm scratch: host memory");
+    s->ctx = ctx;
+    cuzk_status st = gpu_pool_alloc(ctx, &s->mem, bytes, "msm scratch", err);
+    if (st != CUZK_OK) {
+        free(s);
+        return st;
+    }
+    s->bytes = bytes;
+    *out = s;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_msm_scratch_destroy(cuzk_gpu_msm_scratch *s)
+{
+    if (!s) return;
+    gpu_ctx_quiesce(s->ctx);
+    gpu_pool_free(s->ctx, s->mem);
+    free(s);
+}
+
+/* Allocates a plan for n points (uninitialised points; a precomputed plan:
+ * uninitialised table) with the options o: its own memory from the pool,
+ * its scratch from the pool or from o->scratch. */
+static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
+                              const cuzk_gpu_msm_opts *o, size_t n, char *err)
+{
+    if (!ctx || !out)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: NULL argument");
+    plan_layout L;
+    cuzk_status st = layout_make(&L, o, n, err);
+    if (st != CUZK_OK) return st;
+    cuzk_gpu_msm_scratch *shared = o->scratch;
+    if (shared) {
+        if (shared->ctx != ctx)
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                                 "msm plan: the scratch belongs to another context");
+        if (shared->busy)
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                                 "msm plan: its scratch is in use by an MSM in flight");
+        if (shared->bytes < L.scr_bytes)
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                                 "msm plan: the shared scratch has %zu bytes, %zu needed",
+                                 shared->bytes, L.scr_bytes);
+    }
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     cuzk_gpu_msm_plan *p = (cuzk_gpu_msm_plan *)calloc(1, sizeof *p);
     if (!p) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm plan: host memory");
     p->ctx = ctx;
-    p->group = o->group;
-    p->acc = o->acc == CUZK_GPU_MSM_XYZZ ? CUZK_GPU_MSM_XYZZ : CUZK_GPU_MSM_BATCH_AFFINE;
-    p->aff_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
-    p->xyzz_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
+    p->group = L.group;
+    p->acc = L.acc;
+    p->aff_bytes = L.aff_bytes;
+    p->xyzz_bytes = L.xyzz_bytes;
     p->n = n;
-    p->flags = flags;
-    p->g = g;
-    p->rg = rg;
-    p->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    p->flags = L.flags;
+    p->g = L.g;
+    p->rg = L.rg;
+    p->nchunks_max = L.nchunks_max;
+    p->sort_tmp_bytes = L.sort_tmp_bytes;
+    p->shared = shared;
 
-    cuzk_status st = CUZK_OK;
-    cudaError_t e = cudaSuccess;
-    {
-        /* CUB's scratch for the largest sort, and for the bitmap sum's scan
-         * (the same memory: the two never run at once). */
-        cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
-        e = cub::DeviceRadixSort::SortPairs(nullptr, p->sort_tmp_bytes, dk, dv, (uint32_t)m, 0,
-                                            (int)g.keybits, gpu_setup_stream(ctx));
-        size_t scan_bytes = 0;
-        if (e == cudaSuccess)
-            e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint32_t *)nullptr,
-                                              (uint32_t *)nullptr, (int)((n + 63) / 64),
-                                              gpu_setup_stream(ctx));
-        if (scan_bytes > p->sort_tmp_bytes) p->sort_tmp_bytes = scan_bytes;
-    }
+    int pre = (L.flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
     size_t X = p->xyzz_bytes;
-    size_t sz[14] = {
-        (pre ? m : n) * p->aff_bytes,        /* points (or table) */
-        n,                                   /* inf */
-        n * 32,                              /* scalars */
-        m * 4, m * 4, m * 4, m * 4,          /* keys, vals x2 */
-        p->sort_tmp_bytes,
-        (size_t)rg.nwin * rg.nb * X,         /* buckets */
-        2 * p->nchunks_max * X,              /* pieces */
-        ((size_t)2 * rg.nwin * rg.t1 + (size_t)3 * rg.nwin * rg.t2 + rg.nwin) * X, /* seg, tree, win */
-        (n + 63) / 64 * 8,                   /* live */
-        flags & CUZK_GPU_MSM_BITS_TABLE ? (n + 3) / 4 * MSM_SUBSETS * p->aff_bytes : 0, /* bits_tab */
-        p->acc == CUZK_GPU_MSM_BATCH_AFFINE ? 2 * msm_aff_streams(m) * p->aff_bytes : 0 /* aff_pieces */
-    };
-    size_t off[14], total = 0;
-    for (int i = 0; i < 14; i++) off[i] = total, total += msm_align256(sz[i]);
-    size_t nwin_host = pre ? 2 * (size_t)rg.nwin : g.nwin;
+    size_t nwin_host = pre ? 2 * (size_t)L.rg.nwin : L.g.nwin;
     size_t win_bytes = msm_align256(nwin_host * X);
-    if (e == cudaSuccess) e = cudaMallocHost(&p->host, win_bytes + MSM_HOST_SUMS * X);
+    cudaError_t e = cudaMallocHost(&p->host, win_bytes + MSM_HOST_SUMS * X);
     for (int k = 0; k < PH_COUNT && e == cudaSuccess; k++)
         for (int i = 0; i < EV_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&p->ev[k][i]);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&p->ev_done, cudaEventDisableTiming);
@@ -182,32 +286,36 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
         cuzk_gpu_msm_plan_destroy(p);
         return st;
     }
+    size_t total = L.own_bytes + (shared ? 0 : L.scr_bytes);
     if ((st = gpu_pool_alloc(ctx, &p->mem, total, "msm plan", err)) != CUZK_OK) {
         cuzk_gpu_msm_plan_destroy(p);
         return st;
     }
+    p->mem_bytes = total;
     p->win_host = p->host;
     p->part_host = (char *)p->host + win_bytes;
-    char *b = (char *)p->mem;
-    p->mem_bytes = total;
-    p->points = (uint4 *)(b + off[0]);
-    p->inf = (uint8_t *)(b + off[1]);
-    p->scalars = (uint4 *)(b + off[2]);
-    p->keys[0] = (uint32_t *)(b + off[3]);
-    p->keys[1] = (uint32_t *)(b + off[4]);
-    p->vals[0] = (uint32_t *)(b + off[5]);
-    p->vals[1] = (uint32_t *)(b + off[6]);
-    p->sort_tmp = b + off[7];
-    p->buckets = (uint4 *)(b + off[8]);
-    p->pieces = (uint4 *)(b + off[9]);
-    p->seg = (uint4 *)(b + off[10]);
-    p->live = (uint64_t *)(b + off[11]);
-    p->bits_tab = sz[12] ? (uint4 *)(b + off[12]) : NULL;
-    p->aff_pieces = sz[13] ? (uint4 *)(b + off[13]) : NULL;
-    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * rg.nwin * rg.t1 * X);
-    p->win = (uint4 *)((char *)p->tree + (size_t)3 * rg.nwin * rg.t2 * X);
-    p->scratch = b + off[3];
-    p->scratch_bytes = off[11] - off[3];
+    char *b = (char *)p->mem, *own[OWN_COUNT], *scr[SCR_COUNT];
+    for (int i = 0; i < OWN_COUNT; i++) own[i] = b, b += msm_align256(L.own[i]);
+    p->scratch = shared ? shared->mem : b;
+    p->scratch_bytes = shared ? shared->bytes : L.scr_bytes;
+    b = (char *)p->scratch;
+    for (int i = 0; i < SCR_COUNT; i++) scr[i] = b, b += msm_align256(L.scr[i]);
+    p->points = (uint4 *)own[OWN_POINTS];
+    p->inf = (uint8_t *)own[OWN_INF];
+    p->live = (uint64_t *)own[OWN_LIVE];
+    p->bits_tab = L.own[OWN_BITS_TAB] ? (uint4 *)own[OWN_BITS_TAB] : NULL;
+    p->scalars = (uint4 *)scr[SCR_SCALARS];
+    p->keys[0] = (uint32_t *)scr[SCR_KEYS0];
+    p->keys[1] = (uint32_t *)scr[SCR_KEYS1];
+    p->vals[0] = (uint32_t *)scr[SCR_VALS0];
+    p->vals[1] = (uint32_t *)scr[SCR_VALS1];
+    p->sort_tmp = scr[SCR_SORT_TMP];
+    p->buckets = (uint4 *)scr[SCR_BUCKETS];
+    p->pieces = (uint4 *)scr[SCR_PIECES];
+    p->seg = (uint4 *)scr[SCR_RED];
+    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * L.rg.nwin * L.rg.t1 * X);
+    p->win = (uint4 *)((char *)p->tree + (size_t)3 * L.rg.nwin * L.rg.t2 * X);
+    p->aff_pieces = L.scr[SCR_AFF] ? (uint4 *)scr[SCR_AFF] : NULL;
     *out = p;
     return CUZK_OK;
 }
@@ -307,6 +415,11 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
                              "msm start: the plan's last MSM is not finished");
     cudaStream_t s = gpu_stream(p->ctx, stream, err);
     if (!s) return CUZK_ERR_INVALID_ARGUMENT;
+    if (p->shared && p->shared->busy && p->shared->stream != stream)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                             "msm start: a plan sharing this scratch has an MSM in flight on "
+                             "stream %u, not %u",
+                             p->shared->stream, stream);
     CUZK_CUDA_TRY(err, cudaSetDevice(p->ctx->device));
     memset(&p->last, 0, sizeof p->last);
     p->call = call;
@@ -320,9 +433,13 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
         (void)cudaStreamSynchronize(s);
         (void)cudaGetLastError();
         p->call = CALL_NONE;
+    } else if (p->shared) {
+        p->shared->busy++;
+        p->shared->stream = stream;
     }
     return st;
 }
+
 
 extern "C" cuzk_status cuzk_gpu_msm_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                           const cuzk_scalar *scalars, size_t n, char *err)
@@ -413,7 +530,7 @@ static cuzk_status msm_finish(void *r, cuzk_gpu_msm_plan *p, cuzk_gpu_group grp,
             st = call_times(p, err);
         if (st == CUZK_OK) group_ops(grp)->result(p, r);
     }
-    p->call = CALL_NONE;
+    call_end(p);
     return st;
 }
 
@@ -475,4 +592,22 @@ extern "C" cuzk_status cuzk_gpu_g2_msm_sparse_var(cuzk_g2_jac *r, cuzk_gpu_msm_p
                                               size_t n, char *err)
 {
     return msm_sync(r, p, CUZK_GPU_G2, stream, CALL_SPARSE, scalars, n, err);
+}
+
+/* ---------------------------------------------------- fault injection -- */
+
+extern "C" cuzk_status cuzk_gpu_testing_msm_plan_flip(cuzk_gpu_msm_plan *p, size_t index,
+                                                      unsigned bit, char *err)
+{
+    gpu_err_clear(err);
+    if (!p || index >= p->n || bit >= 8 * p->aff_bytes)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm flip: bad argument");
+    if (p->call != CALL_NONE)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm flip: an MSM is in flight");
+    CUZK_CUDA_TRY(err, cudaSetDevice(p->ctx->device));
+    uint8_t *at = (uint8_t *)p->points + index * p->aff_bytes + bit / 8, v = 0;
+    CUZK_CUDA_TRY(err, cudaMemcpy(&v, at, 1, cudaMemcpyDeviceToHost));
+    v ^= (uint8_t)(1u << (bit % 8));
+    CUZK_CUDA_TRY(err, cudaMemcpy(at, &v, 1, cudaMemcpyHostToDevice));
+    return CUZK_OK;
 }

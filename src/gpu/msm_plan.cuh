@@ -36,6 +36,15 @@ enum { PH_MSM, PH_BITS, PH_SPLIT, PH_COUNT };
 /* What a started call is. */
 enum { CALL_NONE, CALL_MSM, CALL_BITS, CALL_SPARSE };
 
+/* Scratch memory several plans borrow (include/cuzk/gpu.h). */
+struct cuzk_gpu_msm_scratch {
+    cuzk_gpu_ctx *ctx;
+    void *mem;             /* from the context's pool */
+    size_t bytes;
+    unsigned busy;         /* MSMs started on plans using it, not finished */
+    unsigned stream;       /* ... all on this stream */
+};
+
 struct cuzk_gpu_msm_plan {
     cuzk_gpu_ctx *ctx;
     cuzk_gpu_group group;
@@ -66,8 +75,10 @@ struct cuzk_gpu_msm_plan {
     uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream, else NULL */
     uint4 *bits_tab;       /* CUZK_GPU_MSM_BITS_TABLE: 15 ceil(n / 4) affine subset
                               sums (msm.cuh), else NULL */
-    void *scratch;         /* keys[0] .. win: free while the plan is made */
+    void *scratch;         /* scalars .. aff_pieces: free while the plan is
+                              made; in mem, or shared->mem */
     size_t scratch_bytes;
+    cuzk_gpu_msm_scratch *shared; /* borrowed, or NULL: the scratch is in mem */
     void *host;            /* pinned, owned: win_host, then part_host */
     void *win_host;        /* max(nwin, 2 rg.nwin) XYZZ: an MSM's window sums
                               (precomputed: the S_v, then the U_v) */

@@ -51,15 +51,18 @@ extern "C" {
 
 #include "gpu/ff.cuh"
 #include "gpu/gpu_internal.cuh"
+#include "gpu/gpu_testing.h"
 #include "gpu/wcompact.h"
 
 /* The plans, in the order msm_a starts them (the largest first). */
 enum { P_H = 0, P_L, P_A, P_B2, P_B1, NPLAN };
 static const char *const PLAN_NAME[NPLAN] = {"H", "L", "A", "B2", "B1"};
 
-/* Streams: 0 for the witness, rows and H; one per plan after it. Measured
- * choice not made yet (no run on a device): 1 + NPLAN lets the five MSMs
- * overlap, each plan having its own scratch. */
+/* Streams: 0 for the witness, rows and H; one per plan after it: the five
+ * MSMs overlap, each plan with its own scratch. With 2 (cuzk_config
+ * gpu_streams), or when the plans with their own scratches do not fit, the
+ * plans share one scratch and their MSMs run in turn on stream 1
+ * (make_plans). */
 #define GPU_PROVER_STREAMS (1 + NPLAN)
 
 /* Pool left free after the plans' upgrades (precomputed windows, subset
@@ -76,6 +79,8 @@ typedef struct {
     cuzk_gpu_ctx *ctx;                 /* owned */
     unsigned nstreams;
     cuzk_gpu_msm_plan *plan[NPLAN];    /* owned; NULL for an empty point set */
+    cuzk_gpu_msm_scratch *scratch;     /* owned: the plans' one scratch, or NULL:
+                                          each plan has its own */
     unsigned pstream[NPLAN];
     int started[NPLAN];                /* an MSM in flight on the plan */
     int msm_phase;                     /* 1: this proof's MSMs were started */
@@ -104,6 +109,7 @@ typedef struct {
     cuzk_fr z_inv;       /* 1 / (g^n - 1) for a monomial key */
     uint32_t one_mont[8];
     uint64_t bytes;
+    size_t scratch_bytes;
 } gpu_ws;
 
 /* ----------------------------------------------------------- kernels -- */
@@ -206,6 +212,7 @@ static void gpu_ws_destroy(void *p)
     if (!gw) return;
     for (int k = 0; k < NPLAN; k++) plan_drain(gw, k);
     for (int k = 0; k < NPLAN; k++) cuzk_gpu_msm_plan_destroy(gw->plan[k]);
+    cuzk_gpu_msm_scratch_destroy(gw->scratch);
     cuzk_gpu_ntt_domain_destroy(gw->dom);
     cuzk_gpu_pce_destroy(gw->mpce);
     cuzk_gpu_pce_destroy(gw->jpce);
@@ -238,6 +245,7 @@ static cuzk_status make_plan(cuzk_gpu_msm_plan **out, gpu_ws *gw, cuzk_gpu_group
     o.group = grp;
     o.flags = flags;
     o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
+    o.scratch = gw->scratch;
     return cuzk_gpu_msm_plan_create(out, gw->ctx, &o, pts, n, err);
 }
 
@@ -294,6 +302,73 @@ static cuzk_status buf(gpu_ws *gw, void *p, size_t bytes, const char *what, char
     return s;
 }
 
+/* The flags plan k is made with first: nonzero config flags are taken as
+ * given (other bits, e.g. 0x100: plain plans without upgrades); 0 is the
+ * backend's choice (plain, then the upgrades of gpu_ws_create). */
+static unsigned first_flags(int k, const cuzk_config *cfg)
+{
+    unsigned fl = cfg->gpu_msm_flags & (CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE);
+    return k == P_H ? fl & ~CUZK_GPU_MSM_BITS_TABLE : fl;
+}
+
+/* The five plans, each with its own scratch on its own stream (the MSMs
+ * overlap) when they fit and the config gives more than one MSM stream;
+ * else with one scratch sized for the largest, their MSMs in turn on
+ * stream 1 (a 2^27 domain: docs/gpu-prover.md, "Memory at full size"). */
+static cuzk_status make_plans(gpu_ws *gw, const cuzk_config *cfg, char *err)
+{
+    int shared = gw->nstreams <= 2;
+    cuzk_status s = CUZK_OK;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (shared) {
+            size_t most = 0;
+            for (int k = 0; k < NPLAN; k++) {
+                const void *pts;
+                size_t np, need = 0;
+                cuzk_gpu_group grp;
+                plan_points(gw, k, &pts, &np, &grp);
+                if (!np) continue;
+                cuzk_gpu_msm_opts o;
+                memset(&o, 0, sizeof o);
+                o.group = grp;
+                o.flags = first_flags(k, cfg);
+                o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
+                if ((s = cuzk_gpu_msm_scratch_bytes(&need, &o, np, err)) != CUZK_OK) return s;
+                if (need > most) most = need;
+            }
+            if (most && (s = cuzk_gpu_msm_scratch_create(&gw->scratch, gw->ctx, most, err)) !=
+                            CUZK_OK)
+                return s == CUZK_ERR_NO_MEMORY ? no_fit(gw, "the MSM scratch", err) : s;
+            gw->scratch_bytes = gw->scratch ? most : 0;
+        }
+        for (int k = 0; k < NPLAN; k++) {
+            gw->pstream[k] = shared || gw->nstreams < 2 ? (gw->nstreams > 1)
+                                                        : 1 + (unsigned)k % (gw->nstreams - 1);
+            const void *pts;
+            size_t np;
+            cuzk_gpu_group grp;
+            plan_points(gw, k, &pts, &np, &grp);
+            if ((s = make_plan(&gw->plan[k], gw, grp, pts, np, first_flags(k, cfg), err)) ==
+                CUZK_OK)
+                continue;
+            if (s == CUZK_ERR_NO_MEMORY) {
+                char what[48];
+                snprintf(what, sizeof what, "the %s points (%zu)", PLAN_NAME[k], np);
+                s = no_fit(gw, what, err);
+            }
+            break;
+        }
+        if (s != CUZK_ERR_NO_MEMORY || shared) return s;
+        /* Own scratches do not fit: start again with one. */
+        for (int k = 0; k < NPLAN; k++) {
+            cuzk_gpu_msm_plan_destroy(gw->plan[k]);
+            gw->plan[k] = NULL;
+        }
+        shared = 1;
+    }
+    return s;
+}
+
 static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
                                  char *err)
 {
@@ -330,8 +405,6 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         return s;
     }
     gw->nstreams = cuzk_gpu_ctx_streams(gw->ctx);
-    for (int k = 0; k < NPLAN; k++)
-        gw->pstream[k] = gw->nstreams > 1 ? 1 + (unsigned)k % (gw->nstreams - 1) : 0;
 
     /* Buffers first, then the plans plain (what a proof needs), then the
      * upgrades while they fit: a key that fits plain always gets a
@@ -396,24 +469,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         if (s != CUZK_OK) goto fail;
         gw->bytes += cuzk_gpu_pce_device_bytes(gw->mpce);
     }
-    for (int k = 0; k < NPLAN; k++) {
-        const void *pts;
-        size_t np;
-        cuzk_gpu_group grp;
-        plan_points(gw, k, &pts, &np, &grp);
-        /* Nonzero flags are taken as given (other bits, e.g. 0x100: plain
-         * plans without upgrades); 0 is the backend's choice below. */
-        unsigned fl = cfg->gpu_msm_flags & (CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE);
-        if (k == P_H) fl &= ~CUZK_GPU_MSM_BITS_TABLE;
-        if ((s = make_plan(&gw->plan[k], gw, grp, pts, np, fl, err)) != CUZK_OK) {
-            if (s == CUZK_ERR_NO_MEMORY) {
-                char what[48];
-                snprintf(what, sizeof what, "the %s points (%zu)", PLAN_NAME[k], np);
-                s = no_fit(gw, what, err);
-            }
-            goto fail;
-        }
-    }
+    if ((s = make_plans(gw, cfg, err)) != CUZK_OK) goto fail;
     if (!cfg->gpu_msm_flags) {
         size_t total = 0, used = 0, reserve = GPU_PCE_RESERVE_PER_POINT * n;
         for (int k = 0; k < NPLAN; k++) {
@@ -439,7 +495,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         }
     }
     for (int k = 0; k < NPLAN; k++) gw->bytes += cuzk_gpu_msm_plan_device_bytes(gw->plan[k]);
-    gw->bytes += sizeof *gw;
+    gw->bytes += gw->scratch_bytes + sizeof *gw;
     if ((s = cuzk_gpu_stream_wait(gw->ctx, 0, err)) != CUZK_OK) goto fail;
     *out = gw;
     return CUZK_OK;
@@ -694,6 +750,25 @@ static cuzk_status gpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
     cuzk_g1_add(out, out, &h);
     cuzk_g1_add(out, out, &b1);
     return CUZK_OK;
+}
+
+/* ---------------------------------------------------- fault injection -- */
+
+extern "C" cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *which,
+                                                size_t index, unsigned bit, char *err)
+{
+    if (!ws || !which || strcmp(cuzk_workspace_backend(ws), "gpu")) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu flip: not a gpu workspace");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    gpu_ws *gw = (gpu_ws *)cuzk_workspace_backend_state(ws);
+    for (int k = 0; k < NPLAN; k++) {
+        if (strcmp(which, PLAN_NAME[k])) continue;
+        plan_drain(gw, k);
+        return cuzk_gpu_testing_msm_plan_flip(gw->plan[k], index, bit, err);
+    }
+    if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu flip: no points '%s'", which);
+    return CUZK_ERR_INVALID_ARGUMENT;
 }
 
 /* ----------------------------------------------------------- registry -- */

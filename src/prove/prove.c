@@ -215,6 +215,8 @@ uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws)
 
 const char *cuzk_workspace_backend(const cuzk_workspace *ws) { return ws->be->name; }
 
+void *cuzk_workspace_backend_state(cuzk_workspace *ws) { return ws->bws; }
+
 /* --------------------------------------------------- circuit witness -- */
 
 /* ceil(log2(n)) for n >= 2 (a domain holds at least 2 rows). */
@@ -508,7 +510,7 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
         ts = now_ms();
         s = cuzk_groth16_verify(&pk->vk, &res->proof, w + 1, pk->n_public);
         t->verify_ms = now_ms() - ts;
-        if (s != CUZK_OK) {
+        if (s != CUZK_OK && ws->be == cuzk_backend_cpu()) {
             if (err)
                 snprintf(err, CUZK_ERRMSG_LEN,
                          "prove: the proof does not verify (%s): the witness does not "
@@ -516,6 +518,20 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
                          cuzk_strerror(s));
             s = CUZK_ERR_UNSATISFIED;
             res->bad_input = CUZK_INPUT_WITNESS;
+            goto fail;
+        }
+        if (s != CUZK_OK) {
+            /* Another backend may have computed it wrongly (a device fault,
+             * a corrupted key in device memory): not the witness's fault
+             * for sure, so a status worth another attempt. */
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the %s backend's proof does not verify (%s): either the "
+                         "witness does not satisfy the circuit of this key or the device "
+                         "computed it wrongly (the cpu backend tells which)",
+                         ws->be->name, cuzk_strerror(s));
+            s = CUZK_ERR_PROOF_INVALID;
+            res->bad_input = CUZK_INPUT_NONE;
             goto fail;
         }
     }

@@ -26,6 +26,9 @@
  * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
  * Sparse vectors (cuzk_gpu_g*_msm_sparse: mixes of 0, 1 and other scalars)
  * on every kind of plan.
+ * test_shared runs the checks again with every plan borrowing one scratch
+ * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
+ * rules of sharing.
  * test_precompute checks what only precomputed plans have: the window
  * range, flags, table time, and CUZK_ERR_NO_MEMORY for a table larger
  * than the device.
@@ -59,10 +62,14 @@ static const char *flags_name(void)
 /* The accumulation method of every plan the checks make. */
 static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
 
-/* The options of the checks' plans: group, window c, plan_flags, acc_mode. */
+/* The scratch every plan the checks make borrows, or NULL: their own. */
+static cuzk_gpu_msm_scratch *shared;
+
+/* The options of the checks' plans: group, window c, plan_flags, acc_mode,
+ * shared. */
 static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 {
-    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode};
+    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared};
     return o;
 }
 
@@ -70,7 +77,7 @@ static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 static cuzk_status plan_of(cuzk_gpu_msm_plan **pl, cuzk_gpu_group grp, const void *p, size_t n,
                            unsigned c, unsigned flags)
 {
-    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT};
+    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
     return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 
@@ -533,7 +540,7 @@ static void test_misuse(void)
     CHECK(plan_of(&plan, CUZK_GPU_G1, p, 4, 7, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, CUZK_GPU_G2, q, 4, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, (cuzk_gpu_group)3, q, 4, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7};
+    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7, NULL};
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &bad, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, NULL, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
@@ -567,8 +574,8 @@ static void test_misuse(void)
         /* The default accumulation is batch-affine; XYZZ plans need less
          * memory and give the same sums. */
         cuzk_gpu_msm_plan *px = NULL, *pd = NULL;
-        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ};
-        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0};
+        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL};
+        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0, NULL};
         CHECK(cuzk_gpu_msm_plan_create(&px, ctx, &ox, p, 4, gerr) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_create(&pd, ctx, &od, p, 4, gerr) == CUZK_OK);
         if (px && pd) {
@@ -646,13 +653,13 @@ static void test_precompute(void)
      * G1 points, 187 GB (the allocation fails, unless the device is larger).
      * Either way NO_MEMORY, nothing is set, and the context still works. */
     plan = NULL;
-    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT};
+    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
     CHECK(cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o8, (size_t)1 << 27, &bs[0], &bs[1],
                                        gerr) == CUZK_ERR_NO_MEMORY);
     size_t pool = 0;
     cuzk_gpu_ctx_pool(ctx, &pool, NULL);
     if (pool < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
-        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT};
+        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
         cuzk_status st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o9, (size_t)1 << 26, &bs[0],
                                                       &bs[1], gerr);
         CHECK_MSG(st == CUZK_ERR_NO_MEMORY, "187 GB table: %s (%s)", cuzk_strerror(st),
@@ -670,11 +677,121 @@ static void test_precompute(void)
     printf("  precomputed plans: done (%d failures so far)\n", test_failures);
 }
 
+/* The scratch of a plan of group grp, n points, window c, plan_flags. */
+static size_t scratch_need(cuzk_gpu_group grp, size_t n, unsigned c)
+{
+    size_t b = 0;
+    cuzk_gpu_msm_opts o = opts(grp, c);
+    CHECK_MSG(cuzk_gpu_msm_scratch_bytes(&b, &o, n, gerr) == CUZK_OK, "scratch bytes: %s", gerr);
+    return b;
+}
+
+/* Plans sharing one scratch (cuzk_gpu_msm_opts.scratch): the checks again
+ * with every plan borrowing it, then MSMs of two plans in flight at once
+ * on one stream, and the rules: another stream while one is in flight, a
+ * plan made while one is in flight, a scratch too small, a scratch of
+ * another context. */
+static void test_shared(int quick)
+{
+    plan_flags = 0;
+    acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
+    size_t most = 0;
+    for (int f = 0; f < 2; f++) {
+        plan_flags = f ? CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE : 0;
+        size_t needs[4] = {scratch_need(CUZK_GPU_G1, G1.max_n, 0),
+                           scratch_need(CUZK_GPU_G2, G2.max_n, 0),
+                           scratch_need(CUZK_GPU_G1, 1000, 8), scratch_need(CUZK_GPU_G2, 1000, 8)};
+        for (int i = 0; i < 4; i++)
+            if (needs[i] > most) most = needs[i];
+    }
+    cuzk_status st = cuzk_gpu_msm_scratch_create(&shared, ctx, most, gerr);
+    CHECK_MSG(st == CUZK_OK, "scratch of %zu bytes: %s (%s)", most, cuzk_strerror(st), gerr);
+    if (st != CUZK_OK) return;
+    printf("  one scratch of %.1f MB shared by every plan:\n", most / 1e6);
+    const grp *groups[2] = {&G1, &G2};
+    for (int f = 0; f < 2; f++) {
+        plan_flags = f ? CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE : 0;
+        for (int gi = 0; gi < 2; gi++) {
+            test_sizes(groups[gi], quick);
+            test_edges(groups[gi], quick);
+            test_bits(groups[gi], quick);
+            test_sparse(groups[gi], quick);
+        }
+    }
+
+    /* Two plans in flight on one stream, then the rules. */
+    plan_flags = 0;
+    size_t n = 3000;
+    cuzk_g1_affine *p = test_xmalloc(n * sizeof *p);
+    cuzk_g2_affine *q = test_xmalloc(n * sizeof *q);
+    cuzk_scalar *k1 = test_xmalloc(n * sizeof *k1), *k2 = test_xmalloc(n * sizeof *k2);
+    test_g1_points(p, n);
+    test_g2_points(q, n);
+    for (size_t i = 0; i < n; i++) rand_scalar(&k1[i]), rand_scalar(&k2[i]);
+    cuzk_g1_jac w1, r1;
+    cuzk_g2_jac w2, r2;
+    CHECK(cuzk_g1_msm_var(&w1, p, k1, n, 0) == CUZK_OK && cuzk_g2_msm_var(&w2, q, k2, n, 0) == CUZK_OK);
+    cuzk_gpu_msm_plan *a = make_plan(&G1, p, n, 0), *b = make_plan(&G2, q, n, 0), *c = NULL;
+    if (a && b) {
+        unsigned two = cuzk_gpu_ctx_streams(ctx) > 1;
+        CHECK(cuzk_gpu_msm_start_var(a, 0, k1, n, gerr) == CUZK_OK);
+        if (two)
+            CHECK_MSG(cuzk_gpu_msm_start_var(b, 1, k2, n, gerr) == CUZK_ERR_INVALID_ARGUMENT,
+                      "a start on another stream while a plan sharing the scratch is busy");
+        CHECK(cuzk_gpu_msm_sparse_start_var(b, 0, k2, n, gerr) == CUZK_OK);
+        cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, 0);
+        CHECK_MSG(cuzk_gpu_msm_plan_create(&c, ctx, &o, p, n, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+                      c == NULL,
+                  "a plan made on a scratch in use");
+        CHECK(cuzk_gpu_g2_msm_finish(&r2, b, gerr) == CUZK_OK && cuzk_g2_jac_eq(&r2, &w2));
+        CHECK(cuzk_gpu_g1_msm_finish(&r1, a, gerr) == CUZK_OK && cuzk_g1_jac_eq(&r1, &w1));
+        if (two) { /* idle again: any stream */
+            CHECK(cuzk_gpu_g1_msm_var(&r1, a, 1, k1, n, gerr) == CUZK_OK &&
+                  cuzk_g1_jac_eq(&r1, &w1));
+        }
+    }
+    cuzk_gpu_msm_plan_destroy(a);
+    cuzk_gpu_msm_plan_destroy(b);
+    cuzk_gpu_msm_scratch_destroy(shared);
+    shared = NULL;
+
+    /* Too small: refused, naming the sizes. */
+    cuzk_gpu_msm_scratch *tiny = NULL;
+    CHECK(cuzk_gpu_msm_scratch_create(&tiny, ctx, 4096, gerr) == CUZK_OK);
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, 0);
+    o.scratch = tiny;
+    CHECK(cuzk_gpu_msm_plan_create(&c, ctx, &o, p, n, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          c == NULL && strstr(gerr, "scratch") != NULL);
+    /* Another context's scratch. */
+    cuzk_gpu_ctx *other = NULL;
+    cuzk_gpu_ctx_opts co;
+    memset(&co, 0, sizeof co);
+    co.pool_bytes = (size_t)64 << 20;
+    if (cuzk_gpu_ctx_create(&other, &co, gerr) == CUZK_OK) {
+        CHECK(cuzk_gpu_msm_plan_create(&c, other, &o, p, 16, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+        cuzk_gpu_ctx_destroy(other);
+    } else {
+        CHECK_MSG(0, "a second context: %s", gerr);
+    }
+    cuzk_gpu_msm_scratch_destroy(tiny);
+    CHECK(cuzk_gpu_msm_scratch_create(&tiny, ctx, 0, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    size_t nb = 0;
+    CHECK(cuzk_gpu_msm_scratch_bytes(&nb, &o, 0, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    free(p);
+    free(q);
+    free(k1);
+    free(k2);
+    printf("  shared scratch: done (%d failures so far)\n", test_failures);
+}
+
 int main(void)
 {
     int skip = gpu_test_start(NAME);
     if (skip) return skip;
-    cuzk_status st = cuzk_gpu_ctx_create(&ctx, NULL, gerr);
+    cuzk_gpu_ctx_opts co;
+    memset(&co, 0, sizeof co);
+    co.streams = 2; /* test_shared: a second stream */
+    cuzk_status st = cuzk_gpu_ctx_create(&ctx, &co, gerr);
     if (st != CUZK_OK) {
         fprintf(stderr, "%s: context: %s (%s)\n", NAME, cuzk_strerror(st), gerr);
         return 1;
@@ -708,6 +825,7 @@ int main(void)
             if (!pre) test_edges(groups[gi], quick);
         }
     }
+    test_shared(quick);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }

@@ -10,7 +10,10 @@
  * mul.zkey + mul.wtns (snarkjs, no C matrix); many proofs on one
  * workspace; a proof stopped between stages, then the next one; a wrong
  * witness (CUZK_ERR_UNSATISFIED, never a proof); a pool too small for the
- * key (CUZK_ERR_NO_MEMORY with a message).
+ * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
+ * scratch (gpu_streams 2); porep at 2^18 and 2^20; witnesses whose aux part
+ * is all 0 or all 1, and a circuit of public inputs only; a bit flipped in
+ * a key point in device memory (CUZK_ERR_PROOF_INVALID, never a proof).
  *
  * Exit 77 (ctest: skipped) without a GPU. Replay with CUZK_SEED=<n>. */
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include <cuzk/pce.h>
 #include <cuzk/prove.h>
 
+#include "gpu/gpu_testing.h"
 #include "gpu_test.h"
 
 #define NAME "test_gpu_prove"
@@ -46,6 +50,9 @@ typedef struct {
  * (a bit outside the plan flags: plain plans), CUZK_GPU_MSM_BITS_TABLE, ... */
 #define PLAIN 0x100u
 static unsigned msm_flags;
+/* gpu_streams: 0 (the backend's: the MSMs on their own streams), or 2 (one
+ * scratch shared by the five plans, their MSMs in turn). */
+static unsigned gpu_streams;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
@@ -54,6 +61,7 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cuzk_config_default(&cfg);
     cfg.nthreads = THREADS;
     cfg.gpu_msm_flags = msm_flags;
+    cfg.gpu_streams = gpu_streams;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -376,6 +384,121 @@ out:
     cuzk_blob_release(&wb);
 }
 
+/* ------------------------------------------- shaped witnesses, faults -- */
+
+enum { SHAPE_PUBLIC_ONLY, SHAPE_ZEROS, SHAPE_ONES, SHAPE_COUNT };
+static const char *const shape_name[SHAPE_COUNT] = {"public inputs only", "aux all 0",
+                                                    "aux all 1"};
+
+/* A circuit of `rows` constraints: public x, y with x x = y each row
+ * (SHAPE_PUBLIC_ONLY: no aux variable at all), or aux variables b_i with
+ * b_i b_i = b_i, all 0 or all 1 (the sparse MSMs' extreme vectors), and one
+ * x x = y row. Keyed, proved on both backends with a few r, s. */
+static void shape_case(int shape, unsigned rows)
+{
+    char err[CUZK_ERRMSG_LEN], what[96];
+    cuzk_cs cs;
+    cuzk_matrices m = {0};
+    cuzk_cs_shape sh;
+    cuzk_groth16_pk pk = {0};
+    cuzk_fr *w = NULL;
+    pair_t p = {0};
+    snprintf(what, sizeof what, "%s, %u rows", shape_name[shape], rows);
+    CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
+    cuzk_fr x, y, bit;
+    rand_fr(&x);
+    cuzk_fr_mul(&y, &x, &x);
+    bit = shape == SHAPE_ONES ? CUZK_FR_ONE : (cuzk_fr){{0}};
+    cuzk_var vx = cuzk_cs_alloc_input(&cs, &x), vy = cuzk_cs_alloc_input(&cs, &y);
+    for (unsigned i = 0; i < rows; i++) {
+        cuzk_var a = vx, b = vx, c = vy;
+        if (shape != SHAPE_PUBLIC_ONLY && i) a = b = c = cuzk_cs_alloc(&cs, &bit);
+        cuzk_cs_begin(&cs);
+        cuzk_cs_term(&cs, CUZK_A, a, CUZK_COEFF_ONE);
+        cuzk_cs_term(&cs, CUZK_B, b, CUZK_COEFF_ONE);
+        cuzk_cs_term(&cs, CUZK_C, c, CUZK_COEFF_ONE);
+        cuzk_cs_end(&cs);
+    }
+    cuzk_cs_get_shape(&cs, &sh);
+    size_t n_w = (size_t)sh.n_inputs + sh.n_aux;
+    w = malloc(n_w * sizeof *w);
+    uint64_t seed = test_rand64();
+    cuzk_setup_opts o = {CUZK_ROOTS_SNARKJS, THREADS, &seed, NULL, NULL, NULL, NULL, NULL};
+    if (!w || cuzk_cs_status(&cs, NULL) != CUZK_OK || cuzk_cs_witness(&cs, w, n_w) != CUZK_OK ||
+        cuzk_cs_take_matrices(&cs, &m) != CUZK_OK ||
+        cuzk_groth16_setup(&pk, &m, sh.n_inputs, sh.n_aux, &o, err) != CUZK_OK) {
+        CHECK_MSG(0, "%s: circuit or setup: %s", what, err);
+        goto out;
+    }
+    if (!pair_open(&p, &pk, what)) goto out;
+    for (int i = 0; i < 3; i++) prove_both(&p, &pk, dense_job(w, n_w), what);
+out:
+    pair_close(&p);
+    free(w);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_matrices_free(&m);
+    cuzk_cs_free(&cs);
+}
+
+/* A bit flipped in a key point in device memory between proofs: the
+ * self-check catches it (CUZK_ERR_PROOF_INVALID, no proof); flipped back,
+ * proofs agree with the CPU's again. */
+static void fault_case(const circ_case *t)
+{
+    char err[CUZK_ERRMSG_LEN], what[96];
+    cuzk_circuit *c = NULL;
+    cuzk_matrices m = {0};
+    cuzk_cs_shape sh;
+    cuzk_groth16_pk pk = {0};
+    pair_t p = {0};
+    snprintf(what, sizeof what, "%s 2^%u fault", t->id, t->size);
+    uint64_t seed = test_rand64();
+    cuzk_setup_opts o = {CUZK_ROOTS_SNARKJS, THREADS, &seed, NULL, NULL, NULL, NULL, NULL};
+    if (cuzk_circuit_open(&c, t->id, t->size, err) != CUZK_OK ||
+        cuzk_circuit_record(c, &m, &sh, err) != CUZK_OK ||
+        cuzk_groth16_setup(&pk, &m, sh.n_inputs, sh.n_aux, &o, err) != CUZK_OK) {
+        CHECK_MSG(0, "%s: %s", what, err);
+        goto out;
+    }
+    if (!pair_open(&p, &pk, what)) goto out;
+    cuzk_prove_job j;
+    memset(&j, 0, sizeof j);
+    j.witness = CUZK_WITNESS_CIRCUIT;
+    j.circuit.id = t->id;
+    j.circuit.log_size = t->size;
+    j.circuit.seed = test_rand64() >> 20;
+    prove_both(&p, &pk, j, what);
+    /* H's scalars are dense, so every point counts (the sparse plans may
+     * sum a point through its subset-sum table instead of reading it). */
+    static const char *const which[3] = {"H", "H", "H"};
+    for (int k = 0; k < 3; k++) {
+        size_t idx = (size_t)(test_rand64() % 1000);
+        unsigned bit = (unsigned)(test_rand64() % 380); /* within x */
+        CHECK(cuzk_gpu_testing_ws_flip(p.gpu, which[k], idx, bit, err) == CUZK_OK);
+        cuzk_prove_result res;
+        memset(&res, 0x5a, sizeof res);
+        cuzk_status s = cuzk_prove(p.gpu, &j, &res, err);
+        CHECK_MSG(s == CUZK_ERR_PROOF_INVALID && strstr(err, "does not verify"),
+                  "%s: %s point %zu bit %u flipped: %s (%s)", what, which[k], idx, bit,
+                  cuzk_strerror(s), err);
+        cuzk_proof zero;
+        memset(&zero, 0, sizeof zero);
+        CHECK_MSG(!memcmp(&res.proof, &zero, sizeof zero), "%s: a proof came back", what);
+        printf("%s: %s point %zu bit %u flipped: %s\n", NAME, which[k], idx, bit, err);
+        CHECK(cuzk_gpu_testing_ws_flip(p.gpu, which[k], idx, bit, err) == CUZK_OK);
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s, %s restored", what, which[k]);
+        prove_both(&p, &pk, j, sub);
+    }
+    CHECK(cuzk_gpu_testing_ws_flip(p.cpu, "H", 0, 0, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_testing_ws_flip(p.gpu, "Q", 0, 0, err) == CUZK_ERR_INVALID_ARGUMENT);
+out:
+    pair_close(&p);
+    cuzk_groth16_pk_free(&pk);
+    cuzk_matrices_free(&m);
+    cuzk_circuit_close(c);
+}
+
 int main(void)
 {
     int rc = gpu_test_start(NAME);
@@ -403,6 +526,23 @@ int main(void)
         snarkjs_mul();
     }
     msm_flags = 0;
+    /* One scratch shared by the five plans (their MSMs in turn). */
+    gpu_streams = 2;
+    printf("%s: one MSM scratch (gpu_streams 2)\n", NAME);
+    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+    many_proofs(&cases[1], 8);
+    snarkjs_mul();
+    gpu_streams = 0;
+    /* Larger domains (issue 13: 2^16 .. 2^20, several seeds). */
+    static const circ_case big[2] = {{"porep-32g", 18}, {"porep-32g", 20}};
+    for (int k = 0; k < 2; k++) many_proofs(&big[k], 3);
+    for (int shape = 0; shape < SHAPE_COUNT; shape++) {
+        shape_case(shape, 1000);
+        shape_case(shape, 70000); /* a 2^17 domain */
+    }
+    fault_case(&cases[1]);
+    fault_case(&cases[0]);
     too_big(&cases[0]);
     return test_done(NAME);
 }
