@@ -14,6 +14,7 @@ int bench_setup(int argc, char **argv);   /* Groth16 setup points/s (bench/setup
 int bench_witness(int argc, char **argv); /* built-in circuits (bench/witness.c) */
 int bench_store(int argc, char **argv);   /* the SQLite job store (bench/store.c) */
 int bench_engine(int argc, char **argv);  /* the engine's overhead (bench/engine.c) */
+int bench_waterfall(int argc, char **argv); /* timeline waterfall (bench/waterfall.c) */
 
 static inline double bench_now_ns(void)
 {

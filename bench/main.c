@@ -17,6 +17,7 @@ static const struct {
     {"witness", bench_witness, "built-in circuits: record, witness M constraints/s, PCE SpMV"},
     {"engine", bench_engine, "the engine's overhead: N proofs through it vs cuzk_prove in a loop"},
     {"store", bench_store, "the SQLite job store: enqueue+lease+complete jobs/s (fsync'd)"},
+    {"waterfall", bench_waterfall, "the engine's timeline: text/SVG waterfall, GPU efficiency, gaps"},
 };
 
 static void usage(FILE *f)
