@@ -172,6 +172,22 @@ static int request_ok(bench_client *c, const char *prog, const char *method, con
     return 1;
 }
 
+/* Before a run of many jobs: one GET /v1/status, so that a wrong address,
+ * a dead daemon or a missing token is one message and an exit status (as
+ * open_client's), not a failed row per job. */
+static int probe_daemon(const common_opts *o, const char *prog)
+{
+    bench_client *c;
+    int rc = open_client(o, prog, &c);
+    if (rc) return rc;
+    bench_resp r;
+    int ok = request_ok(c, prog, "GET", "/v1/status", &r);
+    bench_client_close(c);
+    if (!ok) return 1;
+    bench_resp_free(&r);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- jobs -- */
 
 /* What to submit: a circuit and one source of inputs. */
@@ -968,10 +984,7 @@ int bench_batch(int argc, char **argv)
     }
     if (!spec_check(&sp, prog)) goto out;
     if (conc > count) conc = count;
-    /* The address is checked once here, so that a typo is one message. */
-    bench_client *probe;
-    if ((rc = open_client(&o, prog, &probe))) goto out;
-    bench_client_close(probe);
+    if ((rc = probe_daemon(&o, prog))) goto out;
 
     json_object_seed(0); /* before threads make objects */
     run_state rs;
@@ -1328,9 +1341,7 @@ int bench_stress(int argc, char **argv)
         }
         classes[k].sp.seed = seed;
     }
-    bench_client *probe;
-    if ((rc = open_client(&o, prog, &probe))) return rc;
-    bench_client_close(probe);
+    if ((rc = probe_daemon(&o, prog))) return rc;
 
     json_object_seed(0);
     run_state rs;
