@@ -39,6 +39,14 @@
 
 static double now_s(void) { return bench_now_ns() / 1e9; }
 
+static void sleep_s(double s)
+{
+    if (s <= 0) return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 /* ------------------------------------------------------------ options -- */
 
 /* Options every client command shares. */
@@ -172,20 +180,45 @@ static int request_ok(bench_client *c, const char *prog, const char *method, con
     return 1;
 }
 
-/* Before a run of many jobs: one GET /v1/status, so that a wrong address,
- * a dead daemon or a missing token is one message and an exit status (as
- * open_client's), not a failed row per job. */
-static int probe_daemon(const common_opts *o, const char *prog)
+/* Percent-encodes s for a query (ids are printable ASCII: few need it). */
+static void query_escape(char *dst, size_t n, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t k = 0;
+    for (; *s && k + 4 < n; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+            dst[k++] = (char)ch;
+        } else {
+            dst[k++] = '%';
+            dst[k++] = hex[ch >> 4];
+            dst[k++] = hex[ch & 15];
+        }
+    }
+    dst[k] = 0;
+}
+
+/* Before a run of many jobs: GET /v1/circuits/NAME of each circuit, so
+ * that a wrong address, a dead daemon, a missing token or an unknown
+ * circuit is one message and an exit status (as open_client's), not a
+ * failed row per job (or a stress stream spinning on refusals). */
+static int probe_daemon(const common_opts *o, const char *prog, const char *const *circuits,
+                        size_t n)
 {
     bench_client *c;
     int rc = open_client(o, prog, &c);
     if (rc) return rc;
-    bench_resp r;
-    int ok = request_ok(c, prog, "GET", "/v1/status", &r);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char path[256], esc[200];
+        query_escape(esc, sizeof esc, circuits[i]);
+        snprintf(path, sizeof path, "/v1/circuits/%s", esc);
+        bench_resp r;
+        if (request_ok(c, prog, "GET", path, &r)) bench_resp_free(&r);
+        else rc = 1;
+    }
     bench_client_close(c);
-    if (!ok) return 1;
-    bench_resp_free(&r);
-    return 0;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- jobs -- */
@@ -194,7 +227,9 @@ static int probe_daemon(const common_opts *o, const char *prog)
 typedef struct {
     const char *circuit;
     const char *priority;   /* NULL: the daemon's default (normal) */
-    json_t *inputs;         /* parsed --inputs, or NULL */
+    char *inputs;           /* --inputs, checked and compacted JSON text, or NULL
+                             * (text: each job parses its own copy, so that
+                             * threads share no jansson object) */
     unsigned char *wtns;    /* --wtns FILE: the body as is; or NULL */
     size_t wtns_len;
     const char *wtns_path;  /* --wtns-path: a path the daemon reads */
@@ -203,7 +238,7 @@ typedef struct {
 
 static void spec_free(job_spec *s)
 {
-    json_decref(s->inputs);
+    free(s->inputs);
     free(s->wtns);
 }
 
@@ -230,15 +265,19 @@ static double jnum(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+/* dst = o's string k; unchanged when o has none. */
 static void copy_str(char *dst, size_t n, json_t *o, const char *k)
 {
     const char *s = json_string_value(json_object_get(o, k));
-    snprintf(dst, n, "%s", s ? s : "");
+    if (s) snprintf(dst, n, "%s", s);
 }
 
-/* Fills rec from a job's JSON (GET /v1/jobs/ID). */
+/* Fills rec from a job's JSON (GET /v1/jobs/ID), the latest answer. */
 static void rec_from_json(job_rec *rec, json_t *j)
 {
+    rec->witness_ms = rec->prove_ms = rec->verify_ms = 0;
+    rec->key_load_ms = -1;
+    rec->verified = 0;
     json_int_t id = json_integer_value(json_object_get(j, "id"));
     if (id > 0) rec->id = (uint64_t)id;
     copy_str(rec->state, sizeof rec->state, j, "state");
@@ -278,25 +317,6 @@ static int finished(const char *state)
     return !strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "canceled");
 }
 
-/* Percent-encodes s for a query (ids are printable ASCII: few need it). */
-static void query_escape(char *dst, size_t n, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t k = 0;
-    for (; *s && k + 4 < n; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-            ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-            dst[k++] = (char)ch;
-        } else {
-            dst[k++] = '%';
-            dst[k++] = hex[ch >> 4];
-            dst[k++] = hex[ch & 15];
-        }
-    }
-    dst[k] = 0;
-}
-
 /* Submits one job of sp (seed sp->seed + seq when seeded) and waits for
  * its end or for timeout_s; fills rec (idx, klass, submit_s set by the
  * caller). When the limit passes, the job is canceled. The answer j (the
@@ -325,7 +345,7 @@ static void run_job(bench_client *c, const job_spec *sp, uint64_t seq, const com
     } else {
         json_t *b = json_pack("{s:s}", "circuit", sp->circuit);
         if (sp->priority) json_object_set_new(b, "priority", json_string(sp->priority));
-        if (sp->inputs) json_object_set(b, "inputs", sp->inputs);
+        if (sp->inputs) json_object_set_new(b, "inputs", json_loads(sp->inputs, 0, NULL));
         else if (sp->wtns_path) json_object_set_new(b, "wtns_path", json_string(sp->wtns_path));
         else json_object_set_new(b, "seed", json_integer((json_int_t)(sp->seed + seq)));
         char *body = json_dumps(b, JSON_COMPACT);
@@ -412,10 +432,16 @@ static int spec_arg(job_spec *sp, const char *prog, int argc, char **argv, int *
         sp->seed = x;
     } else if (!strcmp(a, "--inputs")) {
         json_error_t je;
-        json_decref(sp->inputs);
-        sp->inputs = v[0] == '@' ? json_load_file(v + 1, 0, &je) : json_loads(v, 0, &je);
-        if (!sp->inputs) {
+        json_t *in = v[0] == '@' ? json_load_file(v + 1, 0, &je) : json_loads(v, 0, &je);
+        if (!in) {
             fprintf(stderr, "%s: --inputs %s: %s (line %d)\n", prog, v, je.text, je.line);
+            return -1;
+        }
+        free(sp->inputs);
+        sp->inputs = json_dumps(in, JSON_COMPACT);
+        json_decref(in);
+        if (!sp->inputs) {
+            fprintf(stderr, "%s: --inputs: out of memory\n", prog);
             return -1;
         }
     } else if (!strcmp(a, "--wtns")) {
@@ -700,7 +726,7 @@ static void run_watch(run_state *rs, int (*running)(run_state *))
         pthread_mutex_lock(&rs->mu);
         bar_draw(rs);
         pthread_mutex_unlock(&rs->mu);
-        usleep(200 * 1000);
+        sleep_s(0.2);
     }
     pthread_mutex_lock(&rs->mu);
     bar_erase(rs);
@@ -984,7 +1010,7 @@ int bench_batch(int argc, char **argv)
     }
     if (!spec_check(&sp, prog)) goto out;
     if (conc > count) conc = count;
-    if ((rc = probe_daemon(&o, prog))) goto out;
+    if ((rc = probe_daemon(&o, prog, &sp.circuit, 1))) goto out;
 
     json_object_seed(0); /* before threads make objects */
     run_state rs;
@@ -1136,8 +1162,9 @@ typedef struct {
     unsigned seq;
 } stress_job_arg;
 
-/* One job of class k on connection c (NULL: open one for this job). */
-static void stress_one(stress_ctx *x, stress_class *k, bench_client *c, unsigned seq)
+/* One job of class k on connection c (NULL: open one for this job).
+ * Returns 0 when the daemon did not answer. */
+static int stress_one(stress_ctx *x, stress_class *k, bench_client *c, unsigned seq)
 {
     run_state *rs = x->rs;
     job_rec rec;
@@ -1156,6 +1183,7 @@ static void stress_one(stress_ctx *x, stress_class *k, bench_client *c, unsigned
     }
     bench_client_close(own);
     run_end(rs, &rec);
+    return strcmp(rec.state, "error") != 0;
 }
 
 typedef struct {
@@ -1177,7 +1205,9 @@ static void *stream_worker(void *arg)
         unsigned seq = go ? a->k->submitted++ : 0;
         pthread_mutex_unlock(&rs->mu);
         if (!go) break;
-        stress_one(x, a->k, c, seq);
+        /* A daemon that stopped answering: one failed row a second, not a
+         * busy loop of them. */
+        if (!stress_one(x, a->k, c, seq)) sleep_s(1);
     }
     bench_client_close(c);
     return NULL;
@@ -1205,7 +1235,7 @@ static void *periodic_ticker(void *arg)
         double at = (double)tick * a->k->interval_s;
         if (at >= x->end_s) break;
         double wait = at - (now_s() - rs->t0);
-        if (wait > 0) usleep((useconds_t)(wait * 1e6));
+        sleep_s(wait);
         pthread_mutex_lock(&rs->mu);
         int room = x->periodic_in_flight < STRESS_MAX_PERIODIC_IN_FLIGHT;
         if (room && x->n_threads == x->cap_threads) {
@@ -1341,7 +1371,9 @@ int bench_stress(int argc, char **argv)
         }
         classes[k].sp.seed = seed;
     }
-    if ((rc = probe_daemon(&o, prog))) return rc;
+    const char *names[STRESS_MAX_CLASSES];
+    for (size_t k = 0; k < nk; k++) names[k] = classes[k].sp.circuit;
+    if ((rc = probe_daemon(&o, prog, names, nk))) return rc;
 
     json_object_seed(0);
     run_state rs;
@@ -1376,7 +1408,7 @@ int bench_stress(int argc, char **argv)
         bar_draw(&rs);
         pthread_mutex_unlock(&rs.mu);
         if (!busy) break;
-        usleep(200 * 1000);
+        sleep_s(0.2);
     }
     for (size_t k = 0; k < started; k++) pthread_join(th[k], NULL);
     /* Tickers are joined: no thread is added to x.threads any more. */
