@@ -879,7 +879,7 @@ int bench_single(int argc, char **argv)
             if (rec.key_load_ms >= 0) printf("  key load  %10.1f ms\n", rec.key_load_ms);
             else printf("  key load           -     (the daemon's timings have none)\n");
             printf("  witness   %10.1f ms%s\n", rec.witness_ms, per);
-            printf("  %-9s %10.1f ms%s\n", !strcmp(rec.backend, "gpu") ? "GPU" : "prove",
+            printf("  %-9s %10.1f ms%s\n", rec.backend[0] && strcmp(rec.backend, "cpu") ? "GPU" : "prove",
                    rec.prove_ms, per);
             printf("  verify    %10.1f ms%s\n", rec.verify_ms, per);
             printf("  total     %10.1f ms  (the daemon's; the client saw %.1f ms)\n", rec.total_ms,
