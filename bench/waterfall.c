@@ -2,7 +2,7 @@
  * "Waterfall and analysis"; docs/bench.md, "Waterfall").
  *
  * Input: a saved timeline (bench/wf_input.c reads both forms) or a live
- * daemon (--addr). From the events it rebuilds, per partition, the witness,
+ * daemon (--addr, through bench/http.h; paged by cursor, for --duration). From the events it rebuilds, per partition, the witness,
  * each proving attempt with its stages laid end to end from prove_start
  * (the engine reports a stage's duration when the proof ends), the
  * self-verification, and the waits between them; per device, the attempts
@@ -30,6 +30,7 @@
  * compares it with a committed one). */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,12 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <time.h>
 
 #include <cuzk/prove.h>
 
 #include "bench.h"
+#include "http.h"
 #include "waterfall.h"
 
 /* ---------------------------------------------------------- the codes -- */
@@ -1175,12 +1178,92 @@ static json_t *analysis_json(const wmodel *m, const wanalysis *an, const char *b
         "memory", mem);
 }
 
+/* --------------------------------------------------------------- live -- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Reads the daemon's timeline from cursor since: every page there is now,
+ * then (duration_s > 0) a page every 0.5 s until duration_s passed or
+ * SIGINT. Events lost to the daemon's ring between two reads are counted
+ * on stderr. */
+static cuzk_status fetch_live(wf_timeline *tl, const bench_conn *conn, uint64_t since,
+                              double duration_s, char *msg)
+{
+    bench_client *c = NULL;
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_status s = bench_client_open(&c, conn->addr, conn->token, err);
+    if (s != CUZK_OK) {
+        snprintf(msg, CUZK_ERRMSG_LEN, "%s", err);
+        return s;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    interrupted = 0;
+    double end_ns = bench_now_ns() + duration_s * 1e9;
+    uint64_t cursor = since, lost = 0;
+    const size_t page = 10000; /* the server's largest max */
+    for (;;) {
+        char path[96];
+        snprintf(path, sizeof path, "/v1/timeline?since=%" PRIu64 "&max=%zu", cursor, page);
+        bench_resp r;
+        if ((s = bench_request(c, "GET", path, NULL, NULL, 0, 60, &r, err)) != CUZK_OK) {
+            snprintf(msg, CUZK_ERRMSG_LEN, "%s", err);
+            break;
+        }
+        if (r.status != 200) {
+            size_t l = strcspn(r.body, "\r\n");
+            snprintf(msg, CUZK_ERRMSG_LEN, "%s: GET %s: the daemon answered %ld: %.*s",
+                     conn->addr, path, r.status, (int)(l < 200 ? l : 200), r.body);
+            bench_resp_free(&r);
+            s = CUZK_ERR_IO;
+            break;
+        }
+        size_t before = tl->n;
+        uint64_t next = 0;
+        char what[160];
+        snprintf(what, sizeof what, "%s GET %s", conn->addr, path);
+        s = wf_parse_json(tl, r.body, r.len, what, &next, msg);
+        bench_resp_free(&r);
+        if (s != CUZK_OK) break;
+        size_t got = tl->n - before;
+        if (got && tl->ev[before].seq > (cursor ? cursor : 1))
+            lost += tl->ev[before].seq - (cursor ? cursor : 1);
+        if (next > cursor) cursor = next;
+        if (got == page) continue; /* more there now */
+        if (interrupted || bench_now_ns() >= end_ns) break;
+        struct timespec ts = {0, 500000000};
+        nanosleep(&ts, NULL);
+        if (interrupted) break;
+    }
+    sigaction(SIGINT, &old, NULL);
+    bench_client_close(c);
+    tl->next = cursor;
+    if (lost)
+        fprintf(stderr, "cuzk-bench waterfall: %" PRIu64 " events were lost to the daemon's ring "
+                        "before they were read (its timeline_capacity)\n", lost);
+    if (s == CUZK_OK && !tl->n) {
+        snprintf(msg, CUZK_ERRMSG_LEN, "%s: no timeline events since cursor %" PRIu64, conn->addr,
+                 since);
+        s = CUZK_ERR_INVALID_ARGUMENT;
+    }
+    return s;
+}
+
 /* ------------------------------------------------------------ command -- */
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: cuzk-bench waterfall FILE [options]\n"
+            "usage: cuzk-bench waterfall [FILE] [options]\n"
             "\n"
             "Draws and measures the engine's timeline: a text waterfall (one row per\n"
             "partition, a letter per stage, GPU lanes on top), an SVG chart, and the\n"
@@ -1188,7 +1271,13 @@ static void usage(FILE *f)
             "against isolation, peak memory). See docs/bench.md, \"Waterfall\".\n"
             "\n"
             "  FILE             a saved timeline: the JSON of GET /v1/timeline, or the\n"
-            "                   daemon's log with log_timeline = yes\n"
+            "                   daemon's log with log_timeline = yes; without FILE the\n"
+            "                   timeline is read from the daemon at --addr\n"
+            BENCH_CONN_HELP
+            "  --since CURSOR   live: the events from this cursor on (default 0: all the\n"
+            "                   daemon keeps)\n"
+            "  --duration S     live: keep reading for S seconds (or until Ctrl-C), for a\n"
+            "                   run longer than the daemon's ring (default 0: read once)\n"
             "  --save FILE      write the timeline read as JSON (as GET /v1/timeline)\n"
             "  --baseline FILE  isolation times from this timeline (default: this\n"
             "                   timeline's samples with no other partition in flight)\n"
@@ -1222,12 +1311,22 @@ static unsigned default_width(void)
 int bench_waterfall(int argc, char **argv)
 {
     const char *file = NULL, *save = NULL, *baseline = NULL, *svg = NULL;
-    int as_json = 0, chart = 1;
+    int as_json = 0, chart = 1, live_opt = 0;
     unsigned width = 0;
+    uint64_t since = 0;
+    double duration = 0;
+    bench_conn conn;
+    bench_conn_init(&conn);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long x;
+        int r = bench_conn_arg(&conn, "cuzk-bench waterfall", argc, argv, &i);
+        if (r < 0) return 2;
+        if (r > 0) {
+            live_opt = 1;
+            continue;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -1235,6 +1334,18 @@ int bench_waterfall(int argc, char **argv)
             as_json = 1;
         } else if (!strcmp(a, "--no-chart")) {
             chart = 0;
+        } else if (!strcmp(a, "--since") || !strcmp(a, "--duration")) {
+            if (!v || !parse_uint(v, !strcmp(a, "--since") ? UINT64_MAX : 86400, &x)) {
+                fprintf(stderr, "cuzk-bench waterfall: %s: expected %s, not '%s'\n", a,
+                        !strcmp(a, "--since") ? "a cursor (an integer >= 0)"
+                                              : "seconds, 0..86400",
+                        v ? v : "nothing");
+                return 2;
+            }
+            i++;
+            live_opt = 1;
+            if (!strcmp(a, "--since")) since = x;
+            else duration = (double)x;
         } else if (!strcmp(a, "--save") || !strcmp(a, "--baseline") || !strcmp(a, "--svg") ||
                    !strcmp(a, "--width")) {
             if (!v || !*v) {
@@ -1262,9 +1373,9 @@ int bench_waterfall(int argc, char **argv)
             file = a;
         }
     }
-    if (!file) {
-        fprintf(stderr, "cuzk-bench waterfall: a timeline FILE is needed\n");
-        usage(stderr);
+    if (file && live_opt) {
+        fprintf(stderr, "cuzk-bench waterfall: a FILE or a daemon (--addr, --token, --since, "
+                        "--duration), not both\n");
         return 2;
     }
     if (!width) width = default_width();
@@ -1274,10 +1385,10 @@ int bench_waterfall(int argc, char **argv)
     wmodel m = {0}, mb = {0};
     wanalysis an = {0};
     int rc = 1;
-    cuzk_status s = wf_read_file(&tl, file, msg);
+    cuzk_status s = file ? wf_read_file(&tl, file, msg) : fetch_live(&tl, &conn, since, duration, msg);
     if (s == CUZK_OK && baseline) s = wf_read_file(&tb, baseline, msg);
     if (s == CUZK_OK && save) s = wf_write_json(&tl, save, msg);
-    if (s == CUZK_OK) s = model_build(&m, &tl, file, msg);
+    if (s == CUZK_OK) s = model_build(&m, &tl, file ? file : conn.addr, msg);
     if (s == CUZK_OK && baseline) s = model_build(&mb, &tb, baseline, msg);
     if (s == CUZK_OK && (s = analyse(&m, baseline ? &mb : NULL, &an)) != CUZK_OK)
         snprintf(msg, sizeof msg, "out of memory");

@@ -15,6 +15,7 @@
 #include <cuzk/prove.h>
 
 #include "waterfall.h"
+#include "wf_names.h"
 
 static cuzk_status fail(char *msg, cuzk_status s, const char *fmt, ...)
 {
@@ -44,19 +45,18 @@ cuzk_status wf_timeline_push(wf_timeline *tl, const wf_event *ev)
     return CUZK_OK;
 }
 
-/* The kind named name: every kind the engine names (cuzk_event_kind_name),
- * so a kind added there is known here. -1: unknown. */
+/* The kind named name (wf_names.h); -1: unknown. */
 static int kind_parse(const char *name)
 {
     for (int k = 0; k <= CUZK_EV_MEM; k++)
-        if (!strcmp(name, cuzk_event_kind_name((cuzk_event_kind)k))) return k;
+        if (!strcmp(name, wf_kind_names[k])) return k;
     return -1;
 }
 
 int wf_stage_parse(const char *name)
 {
     for (int s = CUZK_STAGE_WITNESS; s < CUZK_STAGE_DONE; s++)
-        if (!strcmp(name, cuzk_prove_stage_name((cuzk_prove_stage)s))) return s;
+        if (!strcmp(name, wf_stage_names[s])) return s;
     return -1;
 }
 
@@ -315,7 +315,7 @@ static int log_event(const char *line, wf_event *ev, const char *what, size_t li
         field = "tier";
         if (strncmp(m, " tier=", 6)) goto bad;
         for (unsigned t = 0; t < 4; t++)
-            if (!strcmp(m + 6, cuzk_key_tier_name((cuzk_key_tier)t))) ev->value = t + 1;
+            if (!strcmp(m + 6, wf_tier_names[t])) ev->value = t + 1;
         if (!ev->value--) goto bad;
     } else if (ev->kind == CUZK_EV_BATCH) {
         field = "jobs";
@@ -412,7 +412,7 @@ cuzk_status wf_write_json(const wf_timeline *tl, const char *path, char *msg)
         const wf_event *e = &tl->ev[i];
         json_t *o = json_pack("{s:I,s:I,s:s,s:I,s:I,s:I,s:f,s:I,s:s}", "seq", (json_int_t)e->seq,
                               "t_us", (json_int_t)e->t_us,
-                              "kind", cuzk_event_kind_name(e->kind), "job", (json_int_t)e->job,
+                              "kind", wf_kind_names[e->kind], "job", (json_int_t)e->job,
                               "device", (json_int_t)e->device, "attempt",
                               (json_int_t)e->attempt, "ms", (double)e->dur_us / 1e3, "value",
                               (json_int_t)e->value, "circuit", e->circuit);
@@ -425,7 +425,7 @@ cuzk_status wf_write_json(const wf_timeline *tl, const char *path, char *msg)
                                                 : json_integer(e->partition));
         if (e->kind == CUZK_EV_STAGE)
             json_object_set_new(o, "stage",
-                                json_string(cuzk_prove_stage_name((cuzk_prove_stage)e->stage)));
+                                json_string(wf_stage_names[e->stage]));
         if (e->kind == CUZK_EV_MEM) {
             json_object_set_new(o, "pinned_bytes", json_integer((json_int_t)e->pinned_bytes));
             json_object_set_new(o, "device_bytes", json_integer((json_int_t)e->device_bytes));

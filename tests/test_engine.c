@@ -20,6 +20,8 @@
 #include <cuzk/groth16.h>
 
 #include "test_util.h"
+/* cuzk-bench waterfall's copy of the timeline's names (checked below). */
+#include "../bench/wf_names.h"
 
 #define WIN "winning-32g"
 #define LOG 10
@@ -887,9 +889,24 @@ static void test_cpu_fallback(void)
     atomic_store(&gpu_broken, 0);
 }
 
+/* cuzk-bench waterfall parses the timeline with its own copy of the names
+ * (the client-only build has no engine): the same as the engine's. */
+static void test_wire_names(void)
+{
+    for (int k = 0; k <= CUZK_EV_MEM; k++)
+        CHECK_MSG(!strcmp(wf_kind_names[k], cuzk_event_kind_name((cuzk_event_kind)k)), "kind %d", k);
+    CHECK(!strcmp(cuzk_event_kind_name((cuzk_event_kind)(CUZK_EV_MEM + 1)), "?"));
+    for (int s = CUZK_STAGE_WITNESS; s <= CUZK_STAGE_DONE; s++)
+        CHECK_MSG(!strcmp(wf_stage_names[s], cuzk_prove_stage_name((cuzk_prove_stage)s)),
+                  "stage %d", s);
+    for (int t = CUZK_TIER_COLD; t <= CUZK_TIER_RESIDENT; t++)
+        CHECK_MSG(!strcmp(wf_tier_names[t], cuzk_key_tier_name((cuzk_key_tier)t)), "tier %d", t);
+}
+
 int main(void)
 {
     test_seed("test_engine");
+    test_wire_names();
     test_basic();
     test_priority();
     test_batch();

@@ -28,43 +28,7 @@ check() { # what, command...
     if "$@"; then ok "$what"; else bad "$what"; fi
 }
 
-# The analysis JSON (jansson's indented form: one member a line) flattened
-# to PATH=VALUE lines: devices.0.gaps.lt_50ms.count=4.
-flatten() {
-    awk '
-    function path(   i, p) {
-        p = ""
-        for (i = 1; i <= d; i++) if (K[i] != "") p = p (p == "" ? "" : ".") K[i]
-        return p
-    }
-    {
-        l = $0
-        sub(/^[ \t]+/, "", l)
-        sub(/,$/, "", l)
-        k = ""
-        v = l
-        if (l ~ /^"[^"]*": /) {
-            k = substr(l, 2, index(l, "\": ") - 2)
-            v = substr(l, index(l, "\": ") + 3)
-        }
-        if (v == "}" || v == "]") { d--; next }
-        if (k == "" && d > 0 && A[d]) k = N[d]++
-        if (v == "{" || v == "[") { d++; K[d] = k; A[d] = (v == "["); N[d] = 0; next }
-        p = path()
-        print (p == "" ? "" : p ".") k "=" v
-    }' "$1"
-}
-jget() { # FILE PATH: the value
-    sed -n "s/^$2=//p" "$1"
-}
-# Numbers equal within 1e-6 relative (the JSON prints 9 digits).
-num_eq() {
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        d = a - b; if (d < 0) d = -d
-        m = b < 0 ? -b : b
-        exit !(a != "" && b != "" && d <= 1e-6 * (m > 1 ? m : 1))
-    }'
-}
+. "$(dirname "$0")/wf_json.sh" # flatten, jget, num_eq
 check_num() { # FILE PATH EXPECTED
     got=$(jget "$1" "$2")
     if num_eq "$got" "$3"; then ok "$2 = $3"; else bad "$2: got '$got', expected $3"; fi
@@ -291,7 +255,12 @@ expect_fail "a binary file" 1 "nul.log: holds NUL bytes" nul.log
 expect_fail "a missing file" 1 "nope.json: No such file" nope.json
 expect_fail "a bad baseline" 1 "empty.json: empty file" load.json --baseline empty.json
 expect_fail "an unwritable --svg" 1 "no/such/dir/x.svg" load.json --svg no/such/dir/x.svg
-expect_fail "no file" 2 "a timeline FILE is needed"
+export CUZK_ADDR=unix:$W/none.sock # without FILE: the daemon at $CUZK_ADDR
+expect_fail "no file and no daemon" 1 "cannot connect to unix:$W/none.sock"
+unset CUZK_ADDR
+expect_fail "a file and --addr" 2 "a FILE or a daemon" load.json --addr unix:x.sock
+expect_fail "--since x" 2 "since: expected a cursor" --since x
+expect_fail "--duration -1" 2 "duration: expected seconds" --duration -1
 expect_fail "--width 5" 2 "width: expected 10..10000" load.json --width 5
 expect_fail "--width x" 2 "width: expected 10..10000" load.json --width x
 expect_fail "an unknown option" 2 "unknown option '--nope'" load.json --nope
