@@ -190,10 +190,17 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* (job << 32 | partition) keys, for the partition index. */
-static uint64_t part_key(uint64_t job, unsigned part)
+/* A partition's key: (job, partition), ordered by job then partition. */
+typedef struct {
+    uint64_t job;
+    unsigned part;
+} wkey;
+
+static int cmp_key(const void *a, const void *b)
 {
-    return job << 32 | part;
+    const wkey *x = a, *y = b;
+    if (x->job != y->job) return x->job < y->job ? -1 : 1;
+    return (x->part > y->part) - (x->part < y->part);
 }
 
 static wjob *find_job(wmodel *m, uint64_t id)
@@ -209,11 +216,12 @@ static wjob *find_job(wmodel *m, uint64_t id)
 
 static wpart *find_part(wmodel *m, uint64_t job, unsigned part)
 {
-    uint64_t k = part_key(job, part);
+    wkey k = {job, part};
     size_t lo = 0, hi = m->np;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (part_key(m->parts[mid].job, m->parts[mid].part) < k) lo = mid + 1;
+        wkey x = {m->parts[mid].job, m->parts[mid].part};
+        if (cmp_key(&x, &k) < 0) lo = mid + 1;
         else hi = mid;
     }
     return lo < m->np && m->parts[lo].job == job && m->parts[lo].part == part ? &m->parts[lo]
@@ -250,13 +258,14 @@ static cuzk_status model_build(wmodel *m, const wf_timeline *tl, const char *sou
     m->n_events = tl->n;
     m->t0 = m->t1 = -1;
     m->t_peak_rss = -1;
-    uint64_t *ids = malloc((tl->n + 1) * sizeof *ids), *keys = malloc((tl->n + 1) * sizeof *keys);
+    uint64_t *ids = malloc((tl->n + 1) * sizeof *ids);
+    wkey *keys = malloc((tl->n + 1) * sizeof *keys);
     if (!ids || !keys) goto oom;
     size_t ni = 0, nk = 0;
     for (size_t i = 0; i < tl->n; i++) {
         const wf_event *e = &tl->ev[i];
         if (e->job) ids[ni++] = e->job;
-        if (is_part_event(e)) keys[nk++] = part_key(e->job, e->partition);
+        if (is_part_event(e)) keys[nk++] = (wkey){e->job, e->partition};
         if (e->job && e->kind != CUZK_EV_KEY) {
             if (m->t0 < 0 || e->t_us < m->t0) m->t0 = e->t_us;
             if (e->t_us > m->t1) m->t1 = e->t_us;
@@ -274,7 +283,7 @@ static cuzk_status model_build(wmodel *m, const wf_timeline *tl, const char *sou
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     qsort(ids, ni, sizeof *ids, cmp_u64);
-    qsort(keys, nk, sizeof *keys, cmp_u64);
+    qsort(keys, nk, sizeof *keys, cmp_key);
     m->jobs = calloc(ni, sizeof *m->jobs);
     m->parts = calloc(nk + 1, sizeof *m->parts);
     if (!m->jobs || !m->parts) goto oom;
@@ -285,16 +294,17 @@ static cuzk_status model_build(wmodel *m, const wf_timeline *tl, const char *sou
             j->queued = j->end = -1;
         }
     for (size_t i = 0; i < nk; i++)
-        if (!i || keys[i] != keys[i - 1]) {
+        if (!i || cmp_key(&keys[i], &keys[i - 1])) {
             wpart *p = &m->parts[m->np++];
-            p->job = keys[i] >> 32;
-            p->part = (unsigned)(keys[i] & 0xffffffffu);
+            p->job = keys[i].job;
+            p->part = keys[i].part;
             p->jix = (size_t)(find_job(m, p->job) - m->jobs);
             p->ws = p->we = p->first = p->last = -1;
         }
     free(ids);
     free(keys);
-    ids = keys = NULL;
+    ids = NULL;
+    keys = NULL;
 
     for (size_t i = 0; i < tl->n; i++) {
         const wf_event *e = &tl->ev[i];
