@@ -1250,6 +1250,8 @@ static cuzk_status fetch_live(wf_timeline *tl, const bench_conn *conn, uint64_t 
         if (next > cursor) cursor = next;
         if (got == page) continue; /* more there now */
         if (interrupted || bench_now_ns() >= end_ns) break;
+        /* 0.5 s between reads: the ring (65536 events by default, ~13 a
+         * partition) would need ~10000 partitions a second to overflow */
         struct timespec ts = {0, 500000000};
         nanosleep(&ts, NULL);
         if (interrupted) break;
