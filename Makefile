@@ -7,8 +7,9 @@ CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages the build needs, by the command or file that shows each one.
-DEPS_CMD := cmake:cmake gcc:gcc g++:g++ pkg-config:pkg-config curl:curl
-DEPS_PC := jansson:libjansson-dev libcrypto:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev
+DEPS_CMD := cmake:cmake gcc:gcc g++:g++ pkg-config:pkg-config curl:curl xmllint:libxml2-utils
+DEPS_PC := jansson:libjansson-dev libcrypto:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
+	libcurl:libcurl4-openssl-dev
 
 .PHONY: all deps build run test clean
 

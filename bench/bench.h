@@ -15,6 +15,17 @@ int bench_witness(int argc, char **argv); /* built-in circuits (bench/witness.c)
 int bench_store(int argc, char **argv);   /* the SQLite job store (bench/store.c) */
 int bench_engine(int argc, char **argv);  /* the engine's overhead (bench/engine.c) */
 
+/* Client commands: talk to a running `cuzk serve` over HTTP (bench/client.c). */
+int bench_single(int argc, char **argv);  /* one job and its timings */
+int bench_batch(int argc, char **argv);   /* COUNT jobs, CONCURRENCY in flight */
+int bench_stress(int argc, char **argv);  /* mixed load for a duration */
+int bench_status(int argc, char **argv);  /* GET /v1/status */
+int bench_preload(int argc, char **argv); /* POST /v1/circuits/NAME/preload */
+int bench_evict(int argc, char **argv);   /* POST /v1/circuits/NAME/evict */
+int bench_metrics(int argc, char **argv); /* GET /metrics */
+/* The timeline from a file or a daemon, drawn and measured (bench/waterfall.c). */
+int bench_waterfall(int argc, char **argv);
+
 static inline double bench_now_ns(void)
 {
     struct timespec ts;

@@ -1,4 +1,7 @@
-/* cuzk-bench: benchmarks as separate commands; never part of the tests. */
+/* cuzk-bench: benchmarks as separate commands; never part of the tests.
+ * A client-only build (CUZK_CLIENT_ONLY, CMakeLists.txt) has only the
+ * commands that talk to a daemon: it links libcurl and jansson, nothing of
+ * the prover. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +12,7 @@ static const struct {
     int (*fn)(int, char **);
     const char *help;
 } commands[] = {
+#ifndef CUZK_CLIENT_ONLY
     {"micro", bench_micro, "CPU field, curve and pairing operations (ns/op)"},
     {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
     {"prove", bench_prove, "CPU Groth16 prover, per stage (snarkjs .zkey + .wtns)"},
@@ -17,6 +21,16 @@ static const struct {
     {"witness", bench_witness, "built-in circuits: record, witness M constraints/s, PCE SpMV"},
     {"engine", bench_engine, "the engine's overhead: N proofs through it vs cuzk_prove in a loop"},
     {"store", bench_store, "the SQLite job store: enqueue+lease+complete jobs/s (fsync'd)"},
+#endif
+    /* Client commands: a running `cuzk serve` (--addr unix:PATH | http://HOST:PORT). */
+    {"single", bench_single, "daemon: one job, its timings and proof size"},
+    {"batch", bench_batch, "daemon: COUNT jobs, CONCURRENCY in flight; throughput and latency"},
+    {"stress", bench_stress, "daemon: mixed load for a duration; CRITICAL latency under load"},
+    {"status", bench_status, "daemon: devices, circuits and key tiers, queues, memory"},
+    {"preload", bench_preload, "daemon: make a circuit's key resident"},
+    {"evict", bench_evict, "daemon: drop a circuit's key from residency"},
+    {"metrics", bench_metrics, "daemon: its Prometheus metrics"},
+    {"waterfall", bench_waterfall, "the timeline (file or daemon): text/SVG waterfall, GPU efficiency, gaps"},
 };
 
 static void usage(FILE *f)

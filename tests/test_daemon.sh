@@ -193,6 +193,8 @@ check "the canceled job stays canceled" [ "$(field state)" = canceled ]
 # must have been in the queue together, or the test proved nothing.
 api GET "/v1/timeline?since=0&max=10000"
 check "GET /v1/timeline is 200" [ "$CODE" = 200 ]
+check "the timeline samples memory (mem: rss, pinned and device bytes)" \
+    grep -q '"kind":"mem","job":[0-9]*,"device":[0-9]*,"attempt":0,"ms":0.0,"value":[1-9][0-9]*,"circuit":"[^"]*","partition":[0-9]*,"pinned_bytes":[0-9]*,"device_bytes":[0-9]*' "$W/body"
 grep -o '"t_us":[0-9]*,"kind":"[a-z_]*","job":[0-9]*' "$W/body" |
     sed 's/"t_us":\([0-9]*\),"kind":"\([a-z_]*\)","job":\([0-9]*\)/\1 \2 \3/' >"$W/tl"
 PRIO="$P_low 0 $P_normal 1 $P_high 2 $P_critical 3"
@@ -355,4 +357,5 @@ check "SIGTERM: the waiting client got 200" [ "$(cat "$W/lp.code")" = 200 ]
 check "  ... with its job's state" grep -q '"state":"\(queued\|running\|done\)"' "$W/lp"
 check "SIGTERM: the socket is removed" [ ! -e "$SOCK" ]
 check "log_timeline: the events are in the log as lines" grep -q ' prove_end job=' "$D/log.timeline"
+check "log_timeline: memory samples too" grep -q ' mem job=[0-9]* part=[0-9]* .* rss=[1-9][0-9]* pinned=[0-9]* device_bytes=[0-9]* ' "$D/log.timeline"
 echo "all daemon tests passed"

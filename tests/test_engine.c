@@ -20,6 +20,8 @@
 #include <cuzk/groth16.h>
 
 #include "test_util.h"
+/* cuzk-bench waterfall's copy of the timeline's names (checked below). */
+#include "../bench/wf_names.h"
 
 #define WIN "winning-32g"
 #define LOG 10
@@ -219,6 +221,26 @@ static void test_basic(void)
     char line[256];
     CHECK(cuzk_engine_timeline(e, 0, ev, 4, NULL) == 4);
     CHECK(cuzk_event_format(&ev[0], line, sizeof line) > 0 && strstr(line, "seq=1 "));
+    /* A memory sample after every witness and every proof: the resident
+     * set (Linux), the setup keys in the pinned pool, the workspaces in the
+     * device pool; and its log line. */
+    static cuzk_event all[4096];
+    size_t n = cuzk_engine_timeline(e, 0, all, 4096, NULL), n_mem = 0, n_end = 0, n_dev = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].kind == CUZK_EV_WITNESS_END || all[i].kind == CUZK_EV_PROVE_END) n_end++;
+        if (all[i].kind != CUZK_EV_MEM) continue;
+        n_mem++;
+        n_dev += all[i].device_bytes > 0;
+        CHECK(all[i].value > 0 && all[i].pinned_bytes > 0 && all[i].job > 0);
+        if (n_mem == 1) {
+            char want[96];
+            snprintf(want, sizeof want, " mem job=%" PRIu64 " ", all[i].job);
+            CHECK(cuzk_event_format(&all[i], line, sizeof line) > 0 && strstr(line, want) &&
+                  strstr(line, " rss=") && strstr(line, " device_bytes="));
+        }
+    }
+    CHECK(n_mem == n_end && n_end >= 2 * 20);
+    CHECK(n_dev > 0 && !strcmp(cuzk_event_kind_name(CUZK_EV_MEM), "mem"));
     cuzk_engine_destroy(e);
 }
 
@@ -867,9 +889,24 @@ static void test_cpu_fallback(void)
     atomic_store(&gpu_broken, 0);
 }
 
+/* cuzk-bench waterfall parses the timeline with its own copy of the names
+ * (the client-only build has no engine): the same as the engine's. */
+static void test_wire_names(void)
+{
+    for (int k = 0; k <= CUZK_EV_MEM; k++)
+        CHECK_MSG(!strcmp(wf_kind_names[k], cuzk_event_kind_name((cuzk_event_kind)k)), "kind %d", k);
+    CHECK(!strcmp(cuzk_event_kind_name((cuzk_event_kind)(CUZK_EV_MEM + 1)), "?"));
+    for (int s = CUZK_STAGE_WITNESS; s <= CUZK_STAGE_DONE; s++)
+        CHECK_MSG(!strcmp(wf_stage_names[s], cuzk_prove_stage_name((cuzk_prove_stage)s)),
+                  "stage %d", s);
+    for (int t = CUZK_TIER_COLD; t <= CUZK_TIER_RESIDENT; t++)
+        CHECK_MSG(!strcmp(wf_tier_names[t], cuzk_key_tier_name((cuzk_key_tier)t)), "tier %d", t);
+}
+
 int main(void)
 {
     test_seed("test_engine");
+    test_wire_names();
     test_basic();
     test_priority();
     test_batch();

@@ -425,7 +425,12 @@ typedef enum {
     CUZK_EV_DONE = 9,         /* the job (partition = all) */
     CUZK_EV_FAILED = 10,
     CUZK_EV_CANCELED = 11,
-    CUZK_EV_KEY = 12          /* a key changed tier (value = new tier) */
+    CUZK_EV_KEY = 12,         /* a key changed tier (value = new tier) */
+    CUZK_EV_MEM = 13          /* memory, sampled after each witness_end and
+                               * prove_end of a partition (job, partition
+                               * name it): value = the host's resident set
+                               * (/proc/self/statm, 0 where absent), and
+                               * pinned_bytes, device_bytes (below) */
 } cuzk_event_kind;
 
 /* "queued", "batch", "witness_start", ... (static). */
@@ -446,6 +451,10 @@ typedef struct {
     uint64_t value;        /* kind-specific */
     cuzk_status status;
     char circuit[CUZK_ENGINE_ID_LEN];
+    /* CUZK_EV_MEM only (0 otherwise): the budget's pinned pool reserved,
+     * and the device pool reserved on the device with the most (`device`
+     * names it), as cuzk_engine_status counts them. */
+    uint64_t pinned_bytes, device_bytes;
 } cuzk_event;
 
 /* Copies up to max events with seq >= since (oldest first) into out and
@@ -457,8 +466,12 @@ size_t cuzk_engine_timeline(cuzk_engine *e, uint64_t since, cuzk_event *out, siz
 
 /* The one-line log form (no newline), e.g.
  *   "t=12.345678 seq=7 prove_end job=3 part=1 dev=0 try=1 ms=4.210 circuit=porep-32g"
- * into buf (len bytes; truncated, always terminated). Returns the length
- * it needed (as snprintf). */
+ * then, after ms, by kind: " stage=NAME" (stage, cuzk_prove_stage_name,
+ * which may hold spaces), " tier=NAME" (key), " jobs=N why=W" (batch),
+ * " rss=N pinned=N device_bytes=N" (mem, bytes); " status=TEXT"
+ * (cuzk_strerror) when not CUZK_OK; circuit last ("-" when none). Into
+ * buf (len bytes; truncated, always terminated). Returns the length it
+ * needed (as snprintf). */
 int cuzk_event_format(const cuzk_event *ev, char *buf, size_t len);
 
 /* ----------------------------------------------------- status, metrics -- */

@@ -1432,8 +1432,10 @@ static void *witness_main(void *arg)
             int64_t t = cuzk__engine_now_us();
             s = witness_compute(e, wk, p, ci_idx, err);
             p->witness_ms = (double)(cuzk__engine_now_us() - t) / 1e3;
+            uint64_t rss = cuzk__engine_rss();
             pthread_mutex_lock(&e->mu);
             cuzk__engine_event(e, CUZK_EV_WITNESS_END, j, p->idx, 0, 0, 0, p->witness_ms, 0, s);
+            cuzk__engine_mem_event(e, j, p->idx, rss);
             cuzk__engine_hist(e, EH_WITNESS, p->witness_ms);
         }
         e->n_witnessing--;
@@ -1580,6 +1582,7 @@ static void *prover_main(void *arg)
                     }
                 }
             }
+            uint64_t rss = cuzk__engine_rss();
             pthread_mutex_lock(&e->mu);
             if (on_cpu) pthread_cond_broadcast(&e->cv_work);
             else ws_give(e, c, d, ws);
@@ -1597,6 +1600,7 @@ static void *prover_main(void *arg)
             }
             cuzk__engine_event(e, CUZK_EV_PROVE_END, j, p->idx, d, p->attempt, 0, p->t.total_ms,
                                0, s);
+            cuzk__engine_mem_event(e, j, p->idx, rss);
         }
         if (on_cpu) c->ws_cpu_busy = 0; /* also when the workspace failed */
         e->dev_busy[d]--;

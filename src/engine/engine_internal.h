@@ -194,6 +194,12 @@ int64_t cuzk__engine_now_us(void);
 void cuzk__engine_event(cuzk_engine *e, cuzk_event_kind kind, const ejob *j, unsigned part,
                         unsigned device, unsigned attempt, int stage, double ms, uint64_t value,
                         cuzk_status st);
+/* The process's resident set in bytes (0 where unknown); no lock held. */
+uint64_t cuzk__engine_rss(void);
+/* Appends a CUZK_EV_MEM event: rss (from cuzk__engine_rss, read before
+ * taking mu) and the budget's pinned and device pools. Under mu (it reads
+ * the budget); takes obs_mu. */
+void cuzk__engine_mem_event(cuzk_engine *e, const ejob *j, unsigned part, uint64_t rss);
 void cuzk__engine_hist(cuzk_engine *e, int h, double ms);
 /* The result struct of a finished job (parts copied). */
 cuzk_job_result *cuzk__engine_make_result(const ejob *j);

@@ -664,6 +664,10 @@ static json_t *event_json(const cuzk_event *ev)
     if (ev->kind == CUZK_EV_STAGE)
         json_object_set_new(j, "stage", json_string(cuzk_prove_stage_name(
                                             (cuzk_prove_stage)ev->stage)));
+    if (ev->kind == CUZK_EV_MEM) { /* value: the host's resident set */
+        json_object_set_new(j, "pinned_bytes", json_integer((json_int_t)ev->pinned_bytes));
+        json_object_set_new(j, "device_bytes", json_integer((json_int_t)ev->device_bytes));
+    }
     if (ev->status != CUZK_OK) json_object_set_new(j, "status", json_string(cuzk_strerror(ev->status)));
     return j;
 }
