@@ -389,6 +389,60 @@ static void test_cancel(void)
     cuzk_engine_destroy(e);
 }
 
+/* ------------------------------------------------- lanes and queues -- */
+
+/* What the dashboard shows of the status: the jobs of each priority and
+ * each worker's partition and stage, with a partition held in its prover
+ * by the gate (its stage: still SETUP, before cuzk_prove). */
+static void test_lanes(void)
+{
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cuzk_engine *e = mk(&cfg, 0);
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 0); /* not started */
+    cuzk_engine_status_free(&st);
+    uint64_t n1 = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    uint64_t n2 = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    uint64_t lo = submit(e, WIN, CUZK_PRIO_LOW, 3, NULL);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    const cuzk_prio_status *pn = &st.prio[CUZK_PRIO_NORMAL], *pl = &st.prio[CUZK_PRIO_LOW];
+    CHECK(pn->n == 2 && pn->queued == 2 && pn->running == 0 && pn->partitions_queued == 2);
+    CHECK(pn->jobs[0].id == n1 && pn->jobs[1].id == n2 && pn->jobs[0].state == CUZK_JOB_QUEUED &&
+          pn->jobs[0].partitions == 1 && !pn->jobs[0].collecting);
+    CHECK(pl->n == 1 && pl->jobs[0].id == lo && st.prio[CUZK_PRIO_HIGH].n == 0 &&
+          st.prio[CUZK_PRIO_CRITICAL].n == 0);
+    cuzk_engine_status_free(&st);
+
+    pthread_mutex_lock(&g.mu);
+    g.hold = n1;
+    pthread_mutex_unlock(&g.mu);
+    start(e);
+    gate_wait_held(&g);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 2);
+    if (st.n_lanes == 2) {
+        const cuzk_lane_status *w = &st.lanes[0], *p = &st.lanes[1];
+        CHECK(!w->prover && w->slot == 0);
+        CHECK(p->prover && p->device == 0 && p->slot == 0 && p->job == n1 &&
+              p->partition == 0 && p->attempt == 1 && p->stage == CUZK_LANE_SETUP &&
+              !strcmp(p->circuit, WIN) && p->busy_ms >= 0);
+    }
+    CHECK(pn->running >= 1 && pn->jobs[0].id == n1 && pn->jobs[0].state == CUZK_JOB_RUNNING);
+    cuzk_engine_status_free(&st);
+    gate_release(&g);
+    expect(e, n1, CUZK_JOB_DONE);
+    expect(e, n2, CUZK_JOB_DONE);
+    expect(e, lo, CUZK_JOB_DONE);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 2);
+    for (size_t i = 0; i < st.n_lanes; i++) CHECK(st.lanes[i].job == 0);
+    for (int p = 0; p < 4; p++) CHECK(st.prio[p].n == 0);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+}
+
 static void test_retry(void)
 {
     gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
@@ -911,6 +965,7 @@ int main(void)
     test_priority();
     test_batch();
     test_cancel();
+    test_lanes();
     test_retry();
     test_budget();
     test_restart();

@@ -484,6 +484,39 @@ typedef struct {
     uint64_t proofs, failures;
 } cuzk_device_status;
 
+/* One worker lane of the pipeline as it stands: a witness worker or a
+ * prover worker, and the partition it holds. */
+#define CUZK_LANE_SETUP (-1) /* stage: taking the key, a buffer or a
+                              * workspace before the work starts */
+typedef struct {
+    int prover;               /* 0 witness worker, 1 prover worker */
+    unsigned device;          /* prover: its device; witness: 0 */
+    unsigned slot;            /* its index among the witness workers, or
+                               * among its device's prover workers */
+    uint64_t job;             /* 0: idle (the fields below are 0 too) */
+    unsigned partition, attempt; /* attempt: prover only */
+    int stage;                /* CUZK_LANE_SETUP, or the cuzk_prove_stage
+                               * running (witness workers: WITNESS) */
+    double busy_ms;           /* since it took the partition */
+    char circuit[CUZK_ENGINE_ID_LEN];
+} cuzk_lane_status;
+
+/* The unfinished jobs of one priority, oldest first (at most
+ * CUZK_STATUS_QUEUE_JOBS of them are listed; n counts them all). */
+#define CUZK_STATUS_QUEUE_JOBS 16
+typedef struct {
+    size_t collecting;        /* jobs held by the batch collector */
+    size_t queued, running;   /* jobs, collecting ones not counted */
+    size_t partitions_queued; /* waiting for a witness worker */
+    size_t n;                 /* unfinished jobs of this priority */
+    struct {
+        uint64_t id;
+        cuzk_job_state state;
+        int collecting;
+        unsigned partitions, partitions_done;
+    } jobs[CUZK_STATUS_QUEUE_JOBS];
+} cuzk_prio_status;
+
 typedef struct {
     double uptime_s;
     int running;              /* started and not stopped */
@@ -506,6 +539,12 @@ typedef struct {
     uint64_t partitions_proved, retries, verify_failures, evictions;
     /* threads (see the header comment) */
     unsigned threads_witness, threads_prover, threads_other, pool_threads;
+    /* per priority, indexed by cuzk_priority */
+    cuzk_prio_status prio[4];
+    /* every witness worker, then every prover worker by device (none
+     * before start) */
+    size_t n_lanes;
+    cuzk_lane_status *lanes;  /* owned */
 } cuzk_engine_status;
 
 /* Fills a snapshot; free with cuzk_engine_status_free. */

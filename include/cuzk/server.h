@@ -5,7 +5,9 @@
  * SIGTERM/SIGINT and stops it (cuzk_server_stop). The server listens on a
  * unix socket (mode 0600: the file system is the access control) and,
  * optionally, on TCP, where every request must carry
- * "Authorization: Bearer TOKEN".
+ * "Authorization: Bearer TOKEN", except GET / (the dashboard page, which
+ * holds no data and sends the token with each of its API calls:
+ * docs/dashboard.md).
  *
  * HTTP is libmicrohttpd (a small pool of polling threads); JSON is
  * jansson. A long poll (GET /v1/jobs/ID?wait=S) does not hold a thread:

@@ -1374,6 +1374,15 @@ static epart *next_partition(cuzk_engine *e)
     return NULL;
 }
 
+/* wk holds p from now (status: its lane). Under mu. */
+static void lane_take(eworker *wk, const epart *p, unsigned attempt)
+{
+    wk->lane_p = p;
+    wk->lane_attempt = attempt;
+    wk->lane_t0_us = cuzk__engine_now_us();
+    atomic_store(&wk->lane_stage, CUZK_LANE_SETUP);
+}
+
 static void *witness_main(void *arg)
 {
     eworker *wk = arg;
@@ -1391,6 +1400,7 @@ static void *witness_main(void *arg)
         if (!p) break;
         ejob *j = p->j;
         ecirc *c = j->c;
+        lane_take(wk, p, 0);
         e->n_witnessing++;
         e->n_inflight++;
         j->inflight++;
@@ -1428,6 +1438,7 @@ static void *witness_main(void *arg)
         if (s == CUZK_OK) {
             size_t ci_idx = circ_index(e, c);
             cuzk__engine_event(e, CUZK_EV_WITNESS_START, j, p->idx, 0, 0, 0, 0, 0, CUZK_OK);
+            atomic_store(&wk->lane_stage, CUZK_STAGE_WITNESS);
             pthread_mutex_unlock(&e->mu);
             int64_t t = cuzk__engine_now_us();
             s = witness_compute(e, wk, p, ci_idx, err);
@@ -1439,6 +1450,7 @@ static void *witness_main(void *arg)
             cuzk__engine_hist(e, EH_WITNESS, p->witness_ms);
         }
         e->n_witnessing--;
+        wk->lane_p = NULL;
         p->st = s;
         if (s == CUZK_OK) {
             ready_insert(e, p);
@@ -1457,12 +1469,13 @@ static void *witness_main(void *arg)
 typedef struct {
     cuzk_engine *e;
     epart *p;
+    eworker *wk;
 } prog_ctx;
 
 static int on_stage(void *ctx, cuzk_prove_stage next)
 {
-    (void)next;
     prog_ctx *pc = ctx;
+    atomic_store(&pc->wk->lane_stage, (int)next); /* for status */
     return atomic_load(&pc->p->j->cancel) != 0;
 }
 
@@ -1520,6 +1533,7 @@ static void *prover_main(void *arg)
         p->attempt++;
         p->device = d;
         p->last_device = d;
+        lane_take(wk, p, p->attempt);
         err[0] = 0;
         cuzk_status s = CUZK_OK;
         if (atomic_load(&j->cancel)) s = CUZK_ERR_CANCELED;
@@ -1555,7 +1569,7 @@ static void *prover_main(void *arg)
                 s = CUZK_ERR_NO_MEMORY;
                 seterr(err, "injected out-of-memory (device %u)", d);
             } else {
-                prog_ctx pc = {e, p};
+                prog_ctx pc = {e, p, wk};
                 cuzk_prove_job pj;
                 memset(&pj, 0, sizeof pj);
                 pj.witness = CUZK_WITNESS_DENSE;
@@ -1604,6 +1618,7 @@ static void *prover_main(void *arg)
         }
         if (on_cpu) c->ws_cpu_busy = 0; /* also when the workspace failed */
         e->dev_busy[d]--;
+        wk->lane_p = NULL;
         if (s == CUZK_OK) e->dev_proofs[d]++;
         else if (s != CUZK_ERR_CANCELED) e->dev_failures[d]++;
         p->st = s;
@@ -2113,7 +2128,8 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
     st->devices = calloc(e->n_devices, sizeof *st->devices);
     st->n_circuits = e->n_circ;
     st->circuits = calloc(e->n_circ ? e->n_circ : 1, sizeof *st->circuits);
-    if (!st->devices || !st->circuits) {
+    st->lanes = calloc(e->n_workers ? e->n_workers : 1, sizeof *st->lanes);
+    if (!st->devices || !st->circuits || !st->lanes) {
         pthread_mutex_unlock(&e->mu);
         cuzk_engine_status_free(st);
         return CUZK_ERR_NO_MEMORY;
@@ -2129,12 +2145,55 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
         ds->failures = e->dev_failures[d];
     }
     for (size_t i = 0; i < e->n_circ; i++) fill_desc(e, e->circ[i], &st->circuits[i]);
-    for (ebatch *b = e->batches; b; b = b->next) st->jobs_collecting += b->n;
+    for (ebatch *b = e->batches; b; b = b->next) {
+        st->jobs_collecting += b->n;
+        st->prio[b->prio].collecting += b->n;
+    }
     for (ejob *j = e->all; j; j = j->next_all) {
-        if (j->state == CUZK_JOB_QUEUED && !j->collecting) st->jobs_queued++;
-        if (j->state == CUZK_JOB_RUNNING) st->jobs_running++;
-        if (j->state < CUZK_JOB_DONE && !j->collecting && !atomic_load(&j->cancel))
+        cuzk_prio_status *ps = &st->prio[j->prio];
+        if (j->state == CUZK_JOB_QUEUED && !j->collecting) {
+            st->jobs_queued++;
+            ps->queued++;
+        }
+        if (j->state == CUZK_JOB_RUNNING) {
+            st->jobs_running++;
+            ps->running++;
+        }
+        if (j->state < CUZK_JOB_DONE && !j->collecting && !atomic_load(&j->cancel)) {
             st->partitions_queued += j->n_parts - j->next_part;
+            ps->partitions_queued += j->n_parts - j->next_part;
+        }
+        if (j->state < CUZK_JOB_DONE) ps->n++;
+    }
+    /* The oldest unfinished jobs of each priority, oldest first: e->all is
+     * newest first, so the k-th one met is at n - k. */
+    size_t seen[4] = {0, 0, 0, 0};
+    for (ejob *j = e->all; j; j = j->next_all) {
+        if (j->state >= CUZK_JOB_DONE) continue;
+        cuzk_prio_status *ps = &st->prio[j->prio];
+        size_t at = ps->n - ++seen[j->prio];
+        if (at >= CUZK_STATUS_QUEUE_JOBS) continue;
+        ps->jobs[at].id = j->id;
+        ps->jobs[at].state = j->state;
+        ps->jobs[at].collecting = j->collecting;
+        ps->jobs[at].partitions = j->n_parts;
+        ps->jobs[at].partitions_done = j->parts_done;
+    }
+    int64_t now = cuzk__engine_now_us();
+    for (size_t i = 0; i < e->n_workers; i++) {
+        const eworker *w = &e->workers[i];
+        if (w->kind > 1) continue;
+        cuzk_lane_status *l = &st->lanes[st->n_lanes++];
+        l->prover = w->kind == 1;
+        l->device = l->prover ? w->device : 0;
+        l->slot = l->prover ? (unsigned)(i - e->n_witness) % e->ppd : (unsigned)i;
+        if (!w->lane_p) continue;
+        l->job = w->lane_p->j->id;
+        l->partition = w->lane_p->idx;
+        l->attempt = w->lane_attempt;
+        l->stage = atomic_load(&w->lane_stage);
+        l->busy_ms = (double)(now - w->lane_t0_us) / 1e3;
+        copystr(l->circuit, sizeof l->circuit, w->lane_p->j->c->name);
     }
     st->partitions_ready = e->n_ready;
     st->ready_capacity = e->ready_cap;
@@ -2166,6 +2225,8 @@ void cuzk_engine_status_free(cuzk_engine_status *st)
     if (!st) return;
     free(st->devices);
     free(st->circuits);
+    free(st->lanes);
     st->devices = NULL;
     st->circuits = NULL;
+    st->lanes = NULL;
 }

@@ -139,6 +139,13 @@ typedef struct {
     cuzk_circuit **ci;
     cuzk_cs *cs;
     size_t n_ci;
+    /* The partition it holds, for status (witness and prover workers):
+     * lane_p NULL when idle. Under mu, except lane_stage, which the
+     * prover's progress hook stores without it. */
+    const epart *lane_p;
+    unsigned lane_attempt;
+    int64_t lane_t0_us;
+    atomic_int lane_stage;   /* CUZK_LANE_SETUP or a cuzk_prove_stage */
 } eworker;
 
 struct cuzk_engine {

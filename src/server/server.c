@@ -143,6 +143,40 @@ static enum MHD_Result reply_text(req *r, unsigned code, const char *type, char 
     return ret;
 }
 
+/* The dashboard page (src/server/dashboard.html, embedded at build time by
+ * cmake/embed.cmake). */
+extern const unsigned char cuzk_dashboard_html[];
+extern const size_t cuzk_dashboard_html_len;
+
+/* GET / and /index.html: the dashboard. It is served without the token on
+ * TCP because it holds no data: its script reads the token from the URL
+ * fragment (never sent to a server) or asks for it, keeps it in
+ * sessionStorage and sends it as a bearer header on each API call. The
+ * policy lets it talk to this origin only, and no page may frame it. */
+static enum MHD_Result reply_page(req *r)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        cuzk_dashboard_html_len, (void *)cuzk_dashboard_html, MHD_RESPMEM_PERSISTENT);
+    if (!resp) return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+    MHD_add_response_header(resp, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'unsafe-inline'; "
+                            "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; "
+                            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
+    MHD_destroy_response(resp);
+    atomic_fetch_add(&r->srv->n_requests, 1);
+    return ret;
+}
+
+static int is_page(const char *url)
+{
+    return !strcmp(url, "/") || !strcmp(url, "/index.html");
+}
+
 /* Answers with j (reference stolen) as JSON. */
 static enum MHD_Result reply_json(req *r, unsigned code, json_t *j)
 {
@@ -471,6 +505,7 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
         (json_int_t)d->log_domain, "tier", cuzk_key_tier_name(d->tier), "refcount",
         (json_int_t)d->refcount, "key_bytes", (json_int_t)d->key_bytes, "ws_bytes",
         (json_int_t)d->ws_bytes, "proofs", (json_int_t)d->proofs);
+    if (j) json_object_set_new(j, "resident_devices", json_integer(d->resident_devices));
     if (j && with_vk) {
         char *vk = NULL;
         json_t *v = NULL;
@@ -584,6 +619,42 @@ static enum MHD_Result get_status(req *r)
     }
     for (size_t i = 0; i < st.n_circuits; i++)
         json_array_append_new(circ, circuit_json(s, &st.circuits[i], 0));
+    json_t *lanes = json_array(), *prio = json_object();
+    for (size_t i = 0; i < st.n_lanes; i++) {
+        const cuzk_lane_status *l = &st.lanes[i];
+        json_t *lj = json_pack("{s:s,s:I,s:I}", "kind", l->prover ? "prover" : "witness",
+                               "device", (json_int_t)l->device, "slot", (json_int_t)l->slot);
+        if (l->job) {
+            json_object_set_new(lj, "job", json_integer((json_int_t)l->job));
+            json_object_set_new(lj, "partition", json_integer(l->partition));
+            if (l->prover) json_object_set_new(lj, "attempt", json_integer(l->attempt));
+            json_object_set_new(lj, "circuit", json_string(l->circuit));
+            json_object_set_new(lj, "stage", json_string(l->stage == CUZK_LANE_SETUP
+                                                             ? "setup"
+                                                             : cuzk_prove_stage_name(
+                                                                   (cuzk_prove_stage)l->stage)));
+            json_object_set_new(lj, "busy_ms", json_real(l->busy_ms));
+        }
+        json_array_append_new(lanes, lj);
+    }
+    for (int p = CUZK_PRIO_CRITICAL; p >= CUZK_PRIO_LOW; p--) {
+        const cuzk_prio_status *ps = &st.prio[p];
+        json_t *jobs = json_array();
+        for (size_t k = 0; k < ps->n && k < CUZK_STATUS_QUEUE_JOBS; k++)
+            json_array_append_new(
+                jobs, json_pack("{s:I,s:s,s:I,s:I}", "id", (json_int_t)ps->jobs[k].id, "state",
+                                ps->jobs[k].collecting ? "collecting"
+                                                       : cuzk_job_state_name(ps->jobs[k].state),
+                                "partitions", (json_int_t)ps->jobs[k].partitions,
+                                "partitions_done", (json_int_t)ps->jobs[k].partitions_done));
+        json_object_set_new(
+            prio, cuzk_priority_name((cuzk_priority)p),
+            json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "collecting", (json_int_t)ps->collecting,
+                      "jobs_queued", (json_int_t)ps->queued, "jobs_running",
+                      (json_int_t)ps->running, "partitions_queued",
+                      (json_int_t)ps->partitions_queued, "unfinished", (json_int_t)ps->n,
+                      "jobs", jobs));
+    }
     pthread_mutex_lock(&s->mu);
     size_t waiters = s->n_waiters;
     pthread_mutex_unlock(&s->mu);
@@ -615,6 +686,13 @@ static enum MHD_Result get_status(req *r)
         "server", "socket", s->sock_path, "tcp", s->tcp_addr, "waiters", (json_int_t)waiters,
         "requests", (json_int_t)atomic_load(&s->n_requests));
     cuzk_engine_status_free(&st);
+    if (!j) {
+        json_decref(lanes);
+        json_decref(prio);
+        return reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    json_object_set_new(j, "lanes", lanes);
+    json_object_set_new(json_object_get(j, "queues"), "by_priority", prio);
     return reply_json(r, MHD_HTTP_OK, j);
 }
 
@@ -718,6 +796,10 @@ static enum MHD_Result route(req *r, const char *url, const char *method)
         if (r->job) return answer_or_wait(r); /* resumed after the submission */
         return post_job(r, url[4] == 'p');
     }
+    if (is_page(url)) {
+        if (!get) return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s: use GET", url);
+        return reply_page(r);
+    }
     if (!strncmp(url, "/v1/jobs/", 9)) return job_route(r, method, url + 9);
     if (!strncmp(url, "/v1/circuits", 12)) return circuits_route(r, method, url + 12);
     if (!strcmp(url, "/v1/status")) {
@@ -752,8 +834,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         r->conn = c;
         r->tcp = tcp;
         *con_cls = r;
-        /* Refused before any body is read. */
-        if (tcp && !authorized(s, c))
+        /* Refused before any body is read. The page is not data: it is
+         * served to anyone (reply_page says why). */
+        int page = is_page(url) && !strcmp(method, MHD_HTTP_METHOD_GET);
+        if (tcp && !page && !authorized(s, c))
             return reply_err(r, MHD_HTTP_UNAUTHORIZED, "a bearer token is required on TCP");
         if (atomic_load(&s->stopping))
             return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
