@@ -12,7 +12,10 @@ mkdir -p "$D/deb"
 cd "$D/deb"
 apt-get download libjansson-dev libjansson4 libsqlite3-dev libsqlite3-0 libmicrohttpd-dev \
     libmicrohttpd12 libssl-dev libssl3 libgnutls30 libp11-kit0 libidn2-0 libunistring2 \
-    libtasn1-6 libnettle8 libhogweed6 libgmp10 libffi8
+    libtasn1-6 libnettle8 libhogweed6 libgmp10 libffi8 \
+    libcurl4-openssl-dev libcurl4 libbrotli1 libcom-err2 libdb5.3 libgssapi-krb5-2 \
+    libk5crypto3 libkeyutils1 libkrb5-3 libkrb5support0 libldap-2.5-0 libnghttp2-14 libpsl5 \
+    librtmp1 libsasl2-2 libsasl2-modules-db libssh2-1 libzstd1 zlib1g
 cat >"$D/setup.sh" <<'SETUP'
 # Sourced on the GPU machine from the repository root (see bench/device_deps.sh).
 R=$(pwd)/.devdeps/root

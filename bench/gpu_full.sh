@@ -17,6 +17,9 @@
 #     SKIP_TESTS=1     skip step 2
 #     TESTS=regex      only these GPU tests (default: all; test_gpu_prove is the prover's)
 #     KEEP=1           keep the key and PCE in WORK for the next call
+#     SHARED=1         also bench with the five MSMs on one shared scratch
+#     JOB10=1          the 10-partition job through `cuzk serve` (twice), its
+#                      waterfall and SVG (WITNESS_WORKERS, default 2)
 # Budget at full size on the H200 machine (16 cores): build ~3 min, tests
 # ~1 min, compile 31 s, setup 89 s (31 s of it writing the key), key map +
 # checks ~45 s, prove: see the log. Run the full size with SKIP_BUILD=1
@@ -96,6 +99,40 @@ fi
 if [ "$RUNS" -gt 0 ]; then
     run bench_gpu "$BENCH" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
         "${SZ[@]}" --runs "$RUNS"
+fi
+if [ "${SHARED:-0}" = 1 ] && [ "$RUNS" -gt 0 ]; then
+    # The five MSMs on one shared scratch, in turn (what a 2^27 key needs),
+    # against their own scratches on their own streams above.
+    run bench_gpu_shared "$BENCH" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
+        "${SZ[@]}" --runs "$RUNS" --gpu-streams 2
+fi
+if [ "${JOB10:-0}" = 1 ]; then
+    # The 10-partition job through the daemon (engine: witness workers on
+    # the CPU, one GPU prover, self-verification), witness to verified
+    # proof; JOB10=1 runs it twice (the first loads the key) and saves the
+    # timeline, its waterfall and SVG.
+    D=$WORK/daemon
+    mkdir -p "$D"
+    cat >"$D/cuzk.conf" <<CONF
+[engine]
+backend = gpu
+witness_workers = ${WITNESS_WORKERS:-2}
+[circuit porep-32g]
+builtin = porep-32g
+size = ${S/full/0}
+key = $K
+pce = $P
+preload = yes
+CONF
+    "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon.log" 2>&1 &
+    DPID=$!
+    for i in $(seq 1 600); do [ -S "$D/cuzk.sock" ] && break; sleep 0.5; done
+    A=unix:$D/cuzk.sock
+    run job10_first "$BENCH" single porep-32g --addr "$A" --seed 3 --timeout 20m
+    run job10 "$BENCH" single porep-32g --addr "$A" --seed 4 --timeout 20m
+    run waterfall "$BENCH" waterfall --addr "$A" --save "$OUT/timeline.json" \
+        --svg "$OUT/job10.svg" --width 120
+    kill -TERM $DPID; wait $DPID; say "daemon exit $?"
 fi
 if [ "${CPU:-0}" = 1 ]; then
     run prove_cpu "$CUZK" prove --circuit porep-32g "${SZ[@]}" --key "$K" --pce "$P" --seed 5 \
