@@ -94,6 +94,11 @@ int cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* The GPU backend, for "auto" and "gpu" (a build without CUDA has
+     * none: "gpu" is then refused by the engine as an unknown backend). */
+    if (!cli_gpu_register() && !strcmp(cfg.backend, "gpu"))
+        return cli_fail("serve", "backend = gpu: this cuzk is built without CUDA");
+
     cuzk_server *srv;
     if (cuzk_server_start(&srv, &cfg, err) != CUZK_OK) return cli_fail("serve", err);
     int sig = wait_signal();
