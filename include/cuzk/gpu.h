@@ -276,6 +276,16 @@ cuzk_status cuzk_gpu_msm_bits_start_var(cuzk_gpu_msm_plan *plan, unsigned stream
                                     const uint64_t *bits, size_t n, char *err);
 cuzk_status cuzk_gpu_msm_sparse_start_var(cuzk_gpu_msm_plan *plan, unsigned stream,
                                       const cuzk_scalar *scalars, size_t n, char *err);
+/* cuzk_gpu_msm_sparse_start_var when at most max_rest of the scalars are
+ * neither 0 nor 1 (a witness: the count of its other values): Pippenger
+ * then runs over those alone, compacted on the device, so its sort and
+ * accumulation take W max_rest entries instead of W n (porep-32g: ~1% of
+ * them). More than max_rest such scalars is reported by the finish as
+ * CUZK_ERR_INVALID_ARGUMENT, never a wrong sum. A bound of n / 2 or more
+ * runs as the unbounded form. */
+cuzk_status cuzk_gpu_msm_sparse_start_bounded_var(cuzk_gpu_msm_plan *plan, unsigned stream,
+                                              const cuzk_scalar *scalars, size_t n,
+                                              size_t max_rest, char *err);
 
 /* Waits for the plan's started MSM and writes its result; the plan is then
  * free again (also after an error). A finish call with the other group's

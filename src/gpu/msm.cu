@@ -107,7 +107,7 @@ extern "C" void cuzk_gpu_msm_plan_destroy(cuzk_gpu_msm_plan *p)
  * values, CUB's temporary, buckets, partial sums, the reduction's arrays,
  * the batch-affine pieces; it is the plan's own, or borrowed from a
  * cuzk_gpu_msm_scratch shared by several plans. */
-enum { OWN_POINTS, OWN_INF, OWN_LIVE, OWN_BITS_TAB, OWN_COUNT };
+enum { OWN_POINTS, OWN_INF, OWN_LIVE, OWN_BITS_TAB, OWN_COUNTER, OWN_COUNT };
 enum { SCR_SCALARS, SCR_KEYS0, SCR_KEYS1, SCR_VALS0, SCR_VALS1, SCR_SORT_TMP, SCR_BUCKETS,
        SCR_PIECES, SCR_RED, SCR_AFF, SCR_COUNT };
 
@@ -181,6 +181,7 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     L->own[OWN_LIVE] = (n + 63) / 64 * 8;
     L->own[OWN_BITS_TAB] =
         flags & CUZK_GPU_MSM_BITS_TABLE ? (n + 3) / 4 * MSM_SUBSETS * L->aff_bytes : 0;
+    L->own[OWN_COUNTER] = sizeof(uint32_t);
     L->scr[SCR_SCALARS] = n * 32;
     L->scr[SCR_KEYS0] = L->scr[SCR_KEYS1] = L->scr[SCR_VALS0] = L->scr[SCR_VALS1] = m * 4;
     L->scr[SCR_SORT_TMP] = L->sort_tmp_bytes;
@@ -277,7 +278,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     size_t X = p->xyzz_bytes;
     size_t nwin_host = pre ? 2 * (size_t)L.rg.nwin : L.g.nwin;
     size_t win_bytes = msm_align256(nwin_host * X);
-    cudaError_t e = cudaMallocHost(&p->host, win_bytes + MSM_HOST_SUMS * X);
+    cudaError_t e = cudaMallocHost(&p->host, win_bytes + MSM_HOST_SUMS * X + 256);
     for (int k = 0; k < PH_COUNT && e == cudaSuccess; k++)
         for (int i = 0; i < EV_COUNT && e == cudaSuccess; i++) e = cudaEventCreate(&p->ev[k][i]);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&p->ev_done, cudaEventDisableTiming);
@@ -294,6 +295,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->mem_bytes = total;
     p->win_host = p->host;
     p->part_host = (char *)p->host + win_bytes;
+    p->count_host = (uint32_t *)((char *)p->part_host + MSM_HOST_SUMS * X);
     char *b = (char *)p->mem, *own[OWN_COUNT], *scr[SCR_COUNT];
     for (int i = 0; i < OWN_COUNT; i++) own[i] = b, b += msm_align256(L.own[i]);
     p->scratch = shared ? shared->mem : b;
@@ -304,6 +306,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->inf = (uint8_t *)own[OWN_INF];
     p->live = (uint64_t *)own[OWN_LIVE];
     p->bits_tab = L.own[OWN_BITS_TAB] ? (uint4 *)own[OWN_BITS_TAB] : NULL;
+    p->counter = (uint32_t *)own[OWN_COUNTER];
     p->scalars = (uint4 *)scr[SCR_SCALARS];
     p->keys[0] = (uint32_t *)scr[SCR_KEYS0];
     p->keys[1] = (uint32_t *)scr[SCR_KEYS1];
@@ -405,7 +408,7 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 /* ------------------------------------------------------- start, finish -- */
 
 static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, const void *in,
-                             size_t n, char *err)
+                             size_t n, size_t bound, char *err)
 {
     gpu_err_clear(err);
     if (!p || n > p->n || (n && !in))
@@ -424,6 +427,8 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
     memset(&p->last, 0, sizeof p->last);
     p->call = call;
     p->call_n = n;
+    p->call_bound = bound;
+    p->call_compact = call == CALL_SPARSE && msm_compact_fits(p->g.nwin, n, bound);
     p->part_m = 0;
     if (n == 0) return CUZK_OK;
     cuzk_status st = group_ops(p->group)->enqueue(p, s, in, n, err);
@@ -444,19 +449,27 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
 extern "C" cuzk_status cuzk_gpu_msm_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                           const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return msm_start(p, stream, CALL_MSM, scalars, n, err);
+    return msm_start(p, stream, CALL_MSM, scalars, n, n, err);
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_bits_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                                const uint64_t *bits, size_t n, char *err)
 {
-    return msm_start(p, stream, CALL_BITS, bits, n, err);
+    return msm_start(p, stream, CALL_BITS, bits, n, n, err);
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_sparse_start_var(cuzk_gpu_msm_plan *p, unsigned stream,
                                                  const cuzk_scalar *scalars, size_t n, char *err)
 {
-    return msm_start(p, stream, CALL_SPARSE, scalars, n, err);
+    return msm_start(p, stream, CALL_SPARSE, scalars, n, n, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_sparse_start_bounded_var(cuzk_gpu_msm_plan *p,
+                                                             unsigned stream,
+                                                             const cuzk_scalar *scalars, size_t n,
+                                                             size_t max_rest, char *err)
+{
+    return msm_start(p, stream, CALL_SPARSE, scalars, n, max_rest, err);
 }
 
 /* The stage times of phase ph into t (the layout of cuzk_gpu_msm_timing):
@@ -526,6 +539,11 @@ static cuzk_status msm_finish(void *r, cuzk_gpu_msm_plan *p, cuzk_gpu_group grp,
         if (e == cudaSuccess) e = cudaEventSynchronize(p->ev_done);
         if (e != cudaSuccess)
             st = cuzk_gpu_fail(err, e, "msm finish");
+        else if (p->call_compact && *p->count_host > p->call_bound)
+            st = cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                               "msm sparse: %u scalars are neither 0 nor 1, more than the bound "
+                               "%zu",
+                               *p->count_host, p->call_bound);
         else
             st = call_times(p, err);
         if (st == CUZK_OK) group_ops(grp)->result(p, r);
@@ -551,7 +569,7 @@ static cuzk_status msm_sync(void *r, cuzk_gpu_msm_plan *p, cuzk_gpu_group grp, u
 {
     if (!r || !p || p->group != grp)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: bad argument");
-    cuzk_status st = msm_start(p, stream, call, in, n, err);
+    cuzk_status st = msm_start(p, stream, call, in, n, n, err);
     if (st != CUZK_OK) return st;
     return msm_finish(r, p, grp, err);
 }

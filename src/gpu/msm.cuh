@@ -176,12 +176,12 @@ FF_INLINE void msm_sub_r_if_ge(uint32_t k[8])
     for (int j = 0; j < 8; j++) k[j] = borrow ? k[j] : d[j];
 }
 
-/* Scalar i -> its W (key, value) entries at keys/vals[w n + i]. */
-FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const uint8_t *inf,
-                                 uint32_t n, uint32_t *keys, uint32_t *vals, uint32_t i)
+/* Scalar (a, b) of point i (skip: at infinity) -> its W (key, value)
+ * entries at keys/vals[w n + slot]: slot = i, or a compacted sparse MSM's. */
+FF_INLINE void msm_digits_of(const msm_geom &g, uint4 a, uint4 b, bool skip, uint32_t i,
+                             uint32_t n, uint32_t slot, uint32_t *keys, uint32_t *vals)
 {
     uint32_t k[8];
-    uint4 a = scalars[2 * (size_t)i], b = scalars[2 * (size_t)i + 1];
     k[0] = a.x; k[1] = a.y; k[2] = a.z; k[3] = a.w;
     k[4] = b.x; k[5] = b.y; k[6] = b.z; k[7] = b.w;
     /* 2^256 < 3r: two conditional subtractions reduce any 256-bit value. */
@@ -200,7 +200,6 @@ FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const 
 #pragma unroll
         for (int j = 0; j < 8; j++) k[j] = t[j];
     }
-    bool skip = inf[i] != 0;
     unsigned c = g.c;
     /* Window w: d = (bits [wc, wc + c)) + (bit wc - 1) - 2^c (bit wc + c - 1),
      * as msm_digit in src/msm/msm_internal.h. */
@@ -216,9 +215,17 @@ FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const 
             key = w * g.wkey + mag - 1;
             val = (w * g.wval + i) | (((uint32_t)(d < 0) ^ neg) << 31);
         }
-        keys[(size_t)w * n + i] = key;
-        vals[(size_t)w * n + i] = val;
+        keys[(size_t)w * n + slot] = key;
+        vals[(size_t)w * n + slot] = val;
     }
+}
+
+/* Scalar i -> its W (key, value) entries at keys/vals[w n + i]. */
+FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const uint8_t *inf,
+                                 uint32_t n, uint32_t *keys, uint32_t *vals, uint32_t i)
+{
+    msm_digits_of(g, scalars[2 * (size_t)i], scalars[2 * (size_t)i + 1], inf[i] != 0, i, n, i,
+                  keys, vals);
 }
 
 /* -------------------------------------------------------- 3. accumulate -- */

@@ -156,6 +156,53 @@ __global__ void msm_subset_kernel(const uint4 *points, const uint8_t *inf, size_
     msm_subset_thread<F>(points, inf, n, tab, q);
 }
 
+/* A sparse MSM's rest, compacted: for each i < n whose scalar is not 0,
+ * slot j = atomicAdd(count) gets cscal[j] = rest[i], cidx[j] = i, if
+ * j < bound (a larger *count is reported by the finish, never summed
+ * wrongly). Slots come in any order: the sum does not depend on it. One
+ * atomic per warp. */
+static __global__ void msm_compact_kernel(const uint4 *rest, size_t n, uint4 *cscal,
+                                          uint32_t *cidx, uint32_t *count, uint32_t bound)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint4 a = make_uint4(0, 0, 0, 0), b = a;
+    if (i < n) a = rest[2 * i], b = rest[2 * i + 1];
+    bool nz = (a.x | a.y | a.z | a.w | b.x | b.y | b.z | b.w) != 0;
+    unsigned mask = __ballot_sync(0xffffffffu, nz);
+    if (!mask) return;
+    unsigned lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(count, (uint32_t)__popc(mask));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (!nz) return;
+    uint32_t j = base + (uint32_t)__popc(mask & ((1u << lane) - 1));
+    if (j >= bound) return;
+    cscal[2 * (size_t)j] = a;
+    cscal[2 * (size_t)j + 1] = b;
+    cidx[j] = (uint32_t)i;
+}
+
+/* Digits of the compacted rest: slots j < min(*count, nb) from cscal/cidx,
+ * the others (up to nb) sentinels. */
+static __global__ void msm_digits_compact_kernel(msm_geom g, const uint4 *cscal,
+                                                 const uint32_t *cidx, const uint32_t *count,
+                                                 const uint8_t *inf, uint32_t nb, uint32_t *keys,
+                                                 uint32_t *vals)
+{
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= nb) return;
+    if (j >= *count) {
+        for (unsigned w = 0; w < g.nwin; w++) {
+            keys[(size_t)w * nb + j] = g.sentinel;
+            vals[(size_t)w * nb + j] = 0;
+        }
+        return;
+    }
+    uint32_t i = cidx[j];
+    msm_digits_of(g, cscal[2 * (size_t)j], cscal[2 * (size_t)j + 1], inf[i] != 0, i, nb, j, keys,
+                  vals);
+}
+
 static __global__ void msm_split_kernel(const uint4 *in, uint4 *rest, size_t n, uint64_t *ones, size_t nw)
 {
     size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -395,9 +442,28 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_UPLOAD], s));
 
     size_t m = (size_t)g.nwin * n;
-    msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
-                                                         (uint32_t)n, p->keys[0], p->vals[0]);
-    CUZK_CUDA_TRY_LAUNCH(err);
+    if (p->call_compact) {
+        /* A bounded sparse MSM: the rest's non-zero scalars compacted into
+         * keys[0] beyond the bound's entries (msm_compact_fits), then W
+         * entries per slot of the bound only. */
+        size_t nb = p->call_bound;
+        uint4 *cscal = (uint4 *)((char *)p->keys[0] + msm_align256(g.nwin * nb * 4));
+        uint32_t *cidx = (uint32_t *)((char *)cscal + msm_align256(nb * 32));
+        CUZK_CUDA_TRY(err, cudaMemsetAsync(p->counter, 0, sizeof(uint32_t), s));
+        msm_compact_kernel<<<blocks_for(n, 256), 256, 0, s>>>((const uint4 *)src, n, cscal, cidx,
+                                                              p->counter, (uint32_t)nb);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        msm_digits_compact_kernel<<<blocks_for(nb, 256), 256, 0, s>>>(
+            g, cscal, cidx, p->counter, p->inf, (uint32_t)nb, p->keys[0], p->vals[0]);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->count_host, p->counter, sizeof(uint32_t),
+                                           cudaMemcpyDeviceToHost, s));
+        m = (size_t)g.nwin * nb;
+    } else {
+        msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
+                                                             (uint32_t)n, p->keys[0], p->vals[0]);
+        CUZK_CUDA_TRY_LAUNCH(err);
+    }
     size_t nbuckets = (size_t)rg.nwin * rg.nb;
     msm_clear_kernel<F><<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
     CUZK_CUDA_TRY_LAUNCH(err);

@@ -24,6 +24,17 @@ static inline size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / 
 
 static inline size_t msm_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
+/* A sparse MSM over n scalars with at most `bound` neither 0 nor 1 runs
+ * Pippenger over the bound's slots only when that saves (bound < n / 2)
+ * and the compacted scalars and indices fit in keys[0] beyond the W bound
+ * entries the digits write there. */
+static inline int msm_compact_fits(unsigned nwin, size_t n, size_t bound)
+{
+    return bound < n / 2 && msm_align256((size_t)nwin * bound * 4) + msm_align256(bound * 32) +
+                                    bound * 4 <=
+                                (size_t)nwin * n * 4;
+}
+
 static inline unsigned msm_blocks_for(size_t threads, unsigned block)
 {
     return (unsigned)((threads + block - 1) / block);
@@ -85,9 +96,13 @@ struct cuzk_gpu_msm_plan {
     void *part_host;       /* MSM_HOST_SUMS XYZZ: a bitmap sum's partials */
     cudaEvent_t ev[PH_COUNT][EV_COUNT];
     cudaEvent_t ev_done;   /* after a started call's last copy */
+    uint32_t *counter;     /* device: a bounded sparse MSM's rest count */
+    uint32_t *count_host;  /* pinned: its copy, checked by the finish */
     /* The call in flight (start to finish). */
     int call;              /* CALL_* */
     size_t call_n;
+    size_t call_bound;     /* a sparse call's bound on its rest (>= n: none) */
+    int call_compact;      /* the rest compacted to call_bound slots */
     size_t part_m;         /* partials of its bitmap sum in part_host */
     cuzk_gpu_msm_timing last;
 };

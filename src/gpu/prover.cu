@@ -110,6 +110,8 @@ typedef struct {
     uint32_t one_mont[8];
     uint64_t bytes;
     size_t scratch_bytes;
+    size_t n_other;      /* this proof's witness values neither 0 nor 1: the
+                            bound of the sparse MSMs' rest */
 } gpu_ws;
 
 /* ----------------------------------------------------------- kernels -- */
@@ -573,6 +575,7 @@ static cuzk_status gpu_eval_rows(void *p, const cuzk_stage_in *in, char *err)
     struct classify_job cj = {gw, in->w};
     cuzk_parallel_for(gw->nwords, 1024, gw->nthreads, classify_range, &cj);
     size_t n_other = wc_offsets(gw->h_off, gw->nwords);
+    gw->n_other = n_other;
     cuzk_parallel_for(gw->nwords, 1024, gw->nthreads, gather_range, &cj);
     CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_bits, gw->h_bits, 2 * gw->nwords * 8,
                                        cudaMemcpyHostToDevice, st));
@@ -687,8 +690,11 @@ static cuzk_status start_msms(gpu_ws *gw, char *err)
         cuzk_status s;
         unsigned sk = gw->pstream[k];
         if (sk && (s = cuzk_gpu_stream_order(gw->ctx, sk, 0, err)) != CUZK_OK) return s;
+        /* The sparse MSMs' scalars are the witness's (B's: a subset): at
+         * most n_other of them are neither 0 nor 1. */
         s = k == P_H ? cuzk_gpu_msm_start_var(gw->plan[k], sk, in[k], cnt[k], err)
-                     : cuzk_gpu_msm_sparse_start_var(gw->plan[k], sk, in[k], cnt[k], err);
+                     : cuzk_gpu_msm_sparse_start_bounded_var(gw->plan[k], sk, in[k], cnt[k],
+                                                             gw->n_other, err);
         if (s != CUZK_OK) return s;
         gw->started[k] = 1;
     }

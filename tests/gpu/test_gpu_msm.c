@@ -25,7 +25,8 @@
  * bitmap sums and edge cases again on plans with subset-sum tables
  * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
  * Sparse vectors (cuzk_gpu_g*_msm_sparse: mixes of 0, 1 and other scalars)
- * on every kind of plan.
+ * on every kind of plan, unbounded and bounded (the rest compacted; a bound
+ * below the rest is refused by the finish).
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -136,13 +137,21 @@ static cuzk_status g2_gpu_bits(cuzk_gpu_msm_plan *pl, const uint64_t *b, size_t 
 {
     return cuzk_gpu_g2_msm_bits_var(r, pl, 0, b, n, gerr);
 }
+/* The sparse calls' bound on scalars neither 0 nor 1 (0: the unbounded
+ * form; else cuzk_gpu_msm_sparse_start_bounded_var, then the finish). */
+static size_t sparse_bound;
+
 static cuzk_status g1_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g1_msm_sparse_var(r, pl, 0, k, n, gerr);
+    if (!sparse_bound) return cuzk_gpu_g1_msm_sparse_var(r, pl, 0, k, n, gerr);
+    cuzk_status st = cuzk_gpu_msm_sparse_start_bounded_var(pl, 0, k, n, sparse_bound, gerr);
+    return st != CUZK_OK ? st : cuzk_gpu_g1_msm_finish(r, pl, gerr);
 }
 static cuzk_status g2_gpu_sparse(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
-    return cuzk_gpu_g2_msm_sparse_var(r, pl, 0, k, n, gerr);
+    if (!sparse_bound) return cuzk_gpu_g2_msm_sparse_var(r, pl, 0, k, n, gerr);
+    cuzk_status st = cuzk_gpu_msm_sparse_start_bounded_var(pl, 0, k, n, sparse_bound, gerr);
+    return st != CUZK_OK ? st : cuzk_gpu_g2_msm_finish(r, pl, gerr);
 }
 static int g1_eq(const void *a, const void *b) { return cuzk_g1_jac_eq(a, b); }
 static int g2_eq(const void *a, const void *b) { return cuzk_g2_jac_eq(a, b); }
@@ -454,6 +463,27 @@ static void test_sparse(const grp *g, int quick)
                     }
                 }
                 compare_with(g, g->gpu_sparse, plan, base, k, n, mixes[mx]);
+                /* Bounded: the count of scalars not literally 0 or 1 (an
+                 * upper bound on the rest), then one less than the rest
+                 * (a refusal at the finish, never a wrong sum). */
+                size_t other = 0;
+                for (size_t i = 0; i < n; i++) {
+                    int lit01 = k[i].l[0] <= 1 && !k[i].l[1] && !k[i].l[2] && !k[i].l[3];
+                    other += !lit01;
+                }
+                sparse_bound = other ? other : 1;
+                compare_with(g, g->gpu_sparse, plan, base, k, n, "bounded");
+                if (mx == 0 && other >= 2 && other < n / 2 && n >= 1000) {
+                    cuzk_g2_jac got;
+                    sparse_bound = other - 1;
+                    cuzk_status st = g->gpu_sparse(plan, k, n, &got);
+                    CHECK_MSG(st == CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "bound"),
+                              "%s n=%zu: a bound below the rest: %s (%s)", g->name, n,
+                              cuzk_strerror(st), gerr);
+                    sparse_bound = other;
+                    compare_with(g, g->gpu_sparse, plan, base, k, n, "after a refusal");
+                }
+                sparse_bound = 0;
             }
         }
         /* A prefix, and pinned host scalars. */
