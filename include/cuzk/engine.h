@@ -28,6 +28,7 @@
  *
  *   threads = witness_workers + n_devices * provers_per_device
  *             + 1 (finalizer) + 1 (batch collector and timers)
+ *             + 1 (store thread, with a store)
  *   plus cuzk_pool_size() pool workers shared with the rest of the process.
  *
  * Scheduling: CRITICAL > HIGH > NORMAL > LOW; within a priority the oldest
@@ -82,7 +83,10 @@
  * before submit returns (the request serialized as JSON: {"circuit",
  * "priority", "inputs"} or {"circuit", "priority", "wtns": base64}),
  * leased while it runs, and completed with its result JSON
- * (cuzk_engine_result_json's text) or failed. cuzk_engine_start requeues
+ * (cuzk_engine_result_json's text) or failed. Leases and ends go through
+ * one store thread that commits what has gathered in one transaction
+ * (cuzk_store.batch): the pipeline never waits for the disk, and a job's
+ * end is seen by cuzk_engine_wait (and the API) only once committed. cuzk_engine_start requeues
  * every lease (one engine per store: at start every lease left belongs to
  * a dead process; requeue_expired is called with INT64_MAX) and re-queues
  * every QUEUED job, so nothing accepted is lost and a DONE job is never
@@ -493,6 +497,9 @@ typedef struct {
     uint64_t partitions_proved, retries, verify_failures, evictions;
     /* threads (see the header comment) */
     unsigned threads_witness, threads_prover, threads_other, pool_threads;
+    /* the store thread: transactions committed, and the leases and ends
+     * they held (ops / commits = the mean group) */
+    uint64_t store_commits, store_ops;
 } cuzk_engine_status;
 
 /* Fills a snapshot; free with cuzk_engine_status_free. */

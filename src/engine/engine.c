@@ -156,6 +156,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     pthread_cond_init(&e->cv_work, &ca);
     pthread_cond_init(&e->cv_done, &ca);
     pthread_cond_init(&e->cv_collect, &ca);
+    pthread_cond_init(&e->cv_store, &ca);
     pthread_condattr_destroy(&ca);
     e->next_id = 1;
     e->next_seq = 1;
@@ -1192,11 +1193,69 @@ static void jobs_trim(cuzk_engine *e)
     }
 }
 
-/* Ends job j (state DONE, FAILED or CANCELED): the store first (so that
- * a waiter never sees a state the store does not hold), then the waiters.
- * Under mu (released for the store call); j->inflight is 0. */
-static void jobs_trim(cuzk_engine *e);
+/* The store's op that ends j in state st. */
+static cuzk_store_op fin_op(const ejob *j, cuzk_job_state st, int64_t now_ms)
+{
+    cuzk_store_op o;
+    memset(&o, 0, sizeof o);
+    o.id = j->id;
+    o.ms = now_ms;
+    if (st == CUZK_JOB_DONE) {
+        o.kind = CUZK_STORE_OP_COMPLETE;
+        o.data = j->result_json;
+        o.len = j->result_len;
+    } else {
+        o.kind = st == CUZK_JOB_CANCELED ? CUZK_STORE_OP_CANCEL : CUZK_STORE_OP_FAIL;
+        o.data = j->error;
+    }
+    return o;
+}
 
+/* One op through the store's single calls (a store without batch, or the
+ * engine not started or stopped). No lock held. */
+static cuzk_status store_one(cuzk_store *st, cuzk_store_op *o)
+{
+    switch (o->kind) {
+    case CUZK_STORE_OP_LEASE: o->st = st->lease(st, o->id, o->ms, o->err); break;
+    case CUZK_STORE_OP_COMPLETE:
+        o->st = st->complete(st, o->id, o->data, o->len, o->ms, o->err);
+        break;
+    default:
+        o->st = st->fail(st, o->id,
+                         o->kind == CUZK_STORE_OP_CANCEL ? CUZK_STORE_CANCELED : CUZK_STORE_FAILED,
+                         o->data, o->ms, o->err);
+    }
+    return o->st;
+}
+
+/* The second half of job_finish, once the store holds the end (so that a
+ * waiter never sees a state the store does not hold): the state, the
+ * counters, the waiters. Under mu. */
+static void job_finished(cuzk_engine *e, ejob *j)
+{
+    cuzk_job_state st = j->fin_state;
+    j->state = st;
+    if (st == CUZK_JOB_DONE) e->n_done++;
+    else if (st == CUZK_JOB_FAILED) e->n_failed++;
+    else e->n_canceled++;
+    double total_ms = (double)(j->t_end_us - j->t_submit_us) / 1e3;
+    cuzk__engine_event(e,
+                       st == CUZK_JOB_DONE     ? CUZK_EV_DONE
+                       : st == CUZK_JOB_FAILED ? CUZK_EV_FAILED
+                                               : CUZK_EV_CANCELED,
+                       j, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, total_ms, j->parts_done, j->status);
+    if (st == CUZK_JOB_DONE) cuzk__engine_hist(e, EH_JOB, total_ms);
+    e->n_finished++;
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_cond_broadcast(&e->cv_work);
+    jobs_trim(e);
+}
+
+/* Ends job j (state DONE, FAILED or CANCELED). With a store the end is
+ * committed first: handed to the store thread, which commits ends in
+ * groups and then calls job_finished (the finalizer does not wait for the
+ * disk); before start or after stop, committed here with mu released.
+ * Under mu; j->inflight is 0. */
 static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
 {
     if (j->finishing) return;
@@ -1213,36 +1272,23 @@ static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
             seterr(j->error, "out of memory for the result");
         }
     }
+    j->fin_state = st;
+    if (e->cfg.store && e->store_alive) {
+        j->next_fin = NULL;
+        if (e->fin_tail) e->fin_tail->next_fin = j;
+        else e->fin_head = j;
+        e->fin_tail = j;
+        pthread_cond_signal(&e->cv_store);
+        return;
+    }
     if (e->cfg.store) {
         pthread_mutex_unlock(&e->mu);
-        char serr[CUZK_ERRMSG_LEN];
-        cuzk_status s;
-        if (st == CUZK_JOB_DONE)
-            s = e->cfg.store->complete(e->cfg.store, j->id, j->result_json, j->result_len,
-                                       wall_ms(), serr);
-        else
-            s = e->cfg.store->fail(e->cfg.store, j->id,
-                                   st == CUZK_JOB_CANCELED ? CUZK_STORE_CANCELED
-                                                           : CUZK_STORE_FAILED,
-                                   j->error, wall_ms(), serr);
-        if (s != CUZK_OK) fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, serr);
+        cuzk_store_op o = fin_op(j, st, wall_ms());
+        if (store_one(e->cfg.store, &o) != CUZK_OK)
+            fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, o.err);
         pthread_mutex_lock(&e->mu);
     }
-    j->state = st;
-    if (st == CUZK_JOB_DONE) e->n_done++;
-    else if (st == CUZK_JOB_FAILED) e->n_failed++;
-    else e->n_canceled++;
-    double total_ms = (double)(j->t_end_us - j->t_submit_us) / 1e3;
-    cuzk__engine_event(e,
-                       st == CUZK_JOB_DONE     ? CUZK_EV_DONE
-                       : st == CUZK_JOB_FAILED ? CUZK_EV_FAILED
-                                               : CUZK_EV_CANCELED,
-                       j, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, total_ms, j->parts_done, j->status);
-    if (st == CUZK_JOB_DONE) cuzk__engine_hist(e, EH_JOB, total_ms);
-    e->n_finished++;
-    pthread_cond_broadcast(&e->cv_done);
-    pthread_cond_broadcast(&e->cv_work);
-    jobs_trim(e);
+    job_finished(e, j);
 }
 
 /* Marks j to stop (1 cancel, 2 failed with st/msg); ends it now when no
@@ -1400,13 +1446,17 @@ static void *witness_main(void *arg)
             j->state = CUZK_JOB_RUNNING;
             j->t_start_us = cuzk__engine_now_us();
         }
+        /* The lease is the store thread's (committed with others in one
+         * transaction): the witness does not wait for the disk. A crash
+         * before it commits leaves the job QUEUED, which a restart
+         * re-queues just as it requeues a lease. */
         if (first && e->cfg.store && !j->leased) {
             j->leased = 1;
-            pthread_mutex_unlock(&e->mu);
-            if (e->cfg.store->lease(e->cfg.store, j->id,
-                                    wall_ms() + (int64_t)e->cfg.lease_ms, err) != CUZK_OK)
-                fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, err);
-            pthread_mutex_lock(&e->mu);
+            j->next_lease = NULL;
+            if (e->lease_tail) e->lease_tail->next_lease = j;
+            else e->lease_head = j;
+            e->lease_tail = j;
+            pthread_cond_signal(&e->cv_store);
         }
         err[0] = 0;
         cuzk_status s = key_acquire(e, c, &j->cancel, err);
@@ -1679,6 +1729,83 @@ static void *final_main(void *arg)
     return NULL;
 }
 
+/* The most ops the store thread commits in one transaction: a bound on
+ * its ops array (made once) and on how long one commit holds the store;
+ * a backlog past it takes several commits. */
+#define STORE_GROUP_MAX 256
+
+/* The store thread: takes every lease and end queued (leases first: a
+ * job's lease was queued before its end, and complete needs LEASED),
+ * commits them in one transaction, then answers the waiters of the ended
+ * jobs. One fsync serves a whole group, so the store costs the provers
+ * nothing while the disk keeps up, and a job is still answered only after
+ * its end is committed. Runs until stop has joined the pipeline and both
+ * queues are empty. */
+static void *store_main(void *arg)
+{
+    eworker *wk = arg;
+    cuzk_engine *e = wk->e;
+    cuzk_store *st = e->cfg.store;
+    cuzk_store_op *ops = malloc(STORE_GROUP_MAX * sizeof *ops);
+    ejob **jobs = malloc(STORE_GROUP_MAX * sizeof *jobs);
+    pthread_mutex_lock(&e->mu);
+    if (!ops || !jobs) { /* finish synchronously instead */
+        e->store_alive = 0;
+        pthread_mutex_unlock(&e->mu);
+        fprintf(stderr, "cuzk: store thread: out of memory; store calls made inline\n");
+        free(ops);
+        free(jobs);
+        return NULL;
+    }
+    for (;;) {
+        while (!e->lease_head && !e->fin_head && !e->store_quit)
+            pthread_cond_wait(&e->cv_store, &e->mu);
+        if (!e->lease_head && !e->fin_head) break;
+        size_t n = 0, n_lease;
+        int64_t now = wall_ms();
+        while (e->lease_head && n < STORE_GROUP_MAX) {
+            ejob *j = e->lease_head;
+            e->lease_head = j->next_lease;
+            memset(&ops[n], 0, sizeof ops[n]);
+            ops[n].kind = CUZK_STORE_OP_LEASE;
+            ops[n].id = j->id;
+            ops[n].ms = now + (int64_t)e->cfg.lease_ms;
+            jobs[n++] = j;
+        }
+        if (!e->lease_head) e->lease_tail = NULL;
+        n_lease = n;
+        while (e->fin_head && n < STORE_GROUP_MAX) {
+            ejob *j = e->fin_head;
+            e->fin_head = j->next_fin;
+            ops[n] = fin_op(j, j->fin_state, now);
+            jobs[n++] = j;
+        }
+        if (!e->fin_head) e->fin_tail = NULL;
+        /* The jobs stay: a job ends (and may be freed) only below, and
+         * result_json and error are not written once finishing is set. */
+        pthread_mutex_unlock(&e->mu);
+        char err[CUZK_ERRMSG_LEN];
+        if (st->batch) {
+            if (st->batch(st, ops, n, err) != CUZK_OK)
+                fprintf(stderr, "cuzk: store: %zu jobs not committed: %s\n", n, err);
+        } else {
+            for (size_t i = 0; i < n; i++) store_one(st, &ops[i]);
+        }
+        for (size_t i = 0; i < n; i++)
+            if (ops[i].st != CUZK_OK)
+                fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", ops[i].id, ops[i].err);
+        pthread_mutex_lock(&e->mu);
+        e->n_store_commits += st->batch ? 1 : n;
+        e->n_store_ops += n;
+        for (size_t i = n_lease; i < n; i++) job_finished(e, jobs[i]);
+    }
+    e->store_alive = 0;
+    pthread_mutex_unlock(&e->mu);
+    free(ops);
+    free(jobs);
+    return NULL;
+}
+
 /* The collector's timer: flushes batches whose wait is over. */
 static void *collect_main(void *arg)
 {
@@ -1817,7 +1944,8 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
     }
     cuzk_status s = CUZK_OK;
     if (e->cfg.store && (s = restart_from_store(e, requeued, err)) != CUZK_OK) return s;
-    size_t n = e->n_witness + (size_t)e->n_devices * e->ppd + 2;
+    size_t n_pipe = e->n_witness + (size_t)e->n_devices * e->ppd;
+    size_t n = n_pipe + 2 + (e->cfg.store ? 1 : 0);
     e->workers = calloc(n, sizeof *e->workers);
     if (!e->workers) {
         seterr(err, "out of memory");
@@ -1833,19 +1961,24 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
         if (i < e->n_witness) {
             w->kind = 0;
             fn = witness_main;
-        } else if (i < e->n_witness + (size_t)e->n_devices * e->ppd) {
+        } else if (i < n_pipe) {
             w->kind = 1;
             w->device = (unsigned)((i - e->n_witness) / e->ppd);
             fn = prover_main;
-        } else if (i == n - 2) {
+        } else if (i == n_pipe) {
             w->kind = 2;
             fn = final_main;
-        } else {
+        } else if (i == n_pipe + 1) {
             w->kind = 3;
             fn = collect_main;
+        } else {
+            w->kind = 4;
+            fn = store_main;
+            e->store_alive = 1;
         }
         if (pthread_create(&w->th, NULL, fn, w)) {
             if (w->kind == 0) e->n_witness_alive--;
+            if (w->kind == 4) e->store_alive = 0;
             s = CUZK_ERR_NO_MEMORY;
             seterr(err, "cannot create threads");
             break;
@@ -1877,7 +2010,14 @@ void cuzk_engine_stop(cuzk_engine *e, int drain)
     pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_workers; i++)
-        if (e->workers[i].started && e->workers[i].kind != 3) pthread_join(e->workers[i].th, NULL);
+        if (e->workers[i].started && e->workers[i].kind < 3) pthread_join(e->workers[i].th, NULL);
+    /* The store thread last: it commits what the pipeline ended. */
+    pthread_mutex_lock(&e->mu);
+    e->store_quit = 1;
+    pthread_cond_broadcast(&e->cv_store);
+    pthread_mutex_unlock(&e->mu);
+    for (size_t i = 0; i < e->n_workers; i++)
+        if (e->workers[i].started && e->workers[i].kind == 4) pthread_join(e->workers[i].th, NULL);
     pthread_mutex_lock(&e->mu);
     /* Without a store nothing unfinished survives: cancel it. With one,
      * unfinished jobs stay QUEUED or LEASED there for the next start. */
@@ -1947,6 +2087,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
     pthread_cond_destroy(&e->cv_work);
     pthread_cond_destroy(&e->cv_done);
     pthread_cond_destroy(&e->cv_collect);
+    pthread_cond_destroy(&e->cv_store);
     free(e);
 }
 
@@ -2053,7 +2194,8 @@ cuzk_status cuzk_engine_wait(cuzk_engine *e, uint64_t id, int64_t timeout_ms,
             struct timespec ts = {(time_t)(end / 1000000), (long)(end % 1000000) * 1000};
             pthread_cond_timedwait(&e->cv_done, &e->mu, &ts);
         }
-        if (e->stopping && j->state < CUZK_JOB_DONE && !e->n_inflight && !e->n_witness_alive)
+        if (e->stopping && j->state < CUZK_JOB_DONE && !e->n_inflight && !e->n_witness_alive &&
+            !(j->finishing && e->store_alive))
             break; /* stopped: it will not move any more */
     }
     j->waiters--;
@@ -2151,7 +2293,9 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
     st->evictions = e->n_evictions;
     st->threads_witness = e->n_witness;
     st->threads_prover = e->n_devices * e->ppd;
-    st->threads_other = 2;
+    st->threads_other = 2 + (e->cfg.store ? 1 : 0);
+    st->store_commits = e->n_store_commits;
+    st->store_ops = e->n_store_ops;
     pthread_mutex_unlock(&e->mu);
     st->pool_threads = cuzk_pool_size();
     return CUZK_OK;

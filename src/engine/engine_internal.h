@@ -100,6 +100,8 @@ struct ejob {
     int leased;
     int collecting;        /* held by the batch collector */
     int finishing;         /* job_finish has begun (store call in progress) */
+    cuzk_job_state fin_state; /* the state job_finish ends it in */
+    struct ejob *next_lease, *next_fin; /* the store thread's queues */
     unsigned waiters;      /* threads in cuzk_engine_wait on it: kept */
     int in_runq;
     cuzk_status status;
@@ -132,7 +134,8 @@ typedef struct {
 
 typedef struct {
     cuzk_engine *e;
-    unsigned index, device, kind; /* kind: 0 witness, 1 prover, 2 finalizer, 3 collector */
+    unsigned index, device, kind; /* kind: 0 witness, 1 prover, 2 finalizer, 3 collector,
+                                   * 4 store */
     pthread_t th;
     int started;
     /* witness workers: open built-in circuits, by circuit index */
@@ -176,6 +179,14 @@ struct cuzk_engine {
     uint64_t n_submitted, n_done, n_failed, n_canceled, n_parts_proved, n_retries,
         n_verify_fail, n_evictions;
     uint64_t *dev_proofs, *dev_failures;
+
+    /* The store thread's work: jobs to lease, then jobs to finish, each
+     * FIFO; it commits what is there in one transaction (store_main). */
+    pthread_cond_t cv_store;
+    ejob *lease_head, *lease_tail, *fin_head, *fin_tail;
+    int store_alive;       /* the store thread runs: lease/finish go to it */
+    int store_quit;        /* set by stop once the pipeline is joined */
+    uint64_t n_store_commits, n_store_ops;
 
     eworker *workers;
     size_t n_workers;
