@@ -679,6 +679,119 @@ static void test_restart(void)
     ms_free(&m);
 }
 
+/* The store thread: leases and ends are committed in groups through
+ * cuzk_store.batch, in order (a lease before its job's end), and no job is
+ * seen ended before its end is committed. The in-memory store gets a
+ * batch whose first call is held at a gate (a slow disk) while the
+ * prover is held too. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int hold, held;
+    size_t calls, max_group, ops;
+} sgate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+
+static cuzk_status ms_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *err)
+{
+    pthread_mutex_lock(&sgate.mu);
+    sgate.calls++;
+    sgate.ops += n;
+    if (n > sgate.max_group) sgate.max_group = n;
+    if (sgate.hold) {
+        sgate.held = 1;
+        pthread_cond_broadcast(&sgate.cv);
+        while (sgate.hold) pthread_cond_wait(&sgate.cv, &sgate.mu);
+    }
+    pthread_mutex_unlock(&sgate.mu);
+    for (size_t i = 0; i < n; i++) {
+        cuzk_store_op *o = &ops[i];
+        o->err[0] = 0;
+        if (o->kind == CUZK_STORE_OP_LEASE) o->st = ms_lease(s, o->id, o->ms, o->err);
+        else if (o->kind == CUZK_STORE_OP_COMPLETE)
+            o->st = ms_complete(s, o->id, o->data, o->len, o->ms, o->err);
+        else
+            o->st = ms_fail(s, o->id,
+                            o->kind == CUZK_STORE_OP_CANCEL ? CUZK_STORE_CANCELED
+                                                            : CUZK_STORE_FAILED,
+                            o->data ? o->data : "", o->ms, o->err);
+        if (o->st != CUZK_OK) snprintf(o->err, sizeof o->err, "refused");
+    }
+    (void)err;
+    return CUZK_OK;
+}
+
+static void test_store_thread(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    static mstore m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_init(&m.mu, NULL);
+    m.base.enqueue = ms_enqueue;
+    m.base.lease = ms_lease;
+    m.base.complete = ms_complete;
+    m.base.fail = ms_fail;
+    m.base.requeue_expired = ms_requeue;
+    m.base.get = ms_get;
+    m.base.scan = ms_scan;
+    m.base.batch = ms_batch;
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.store = &m.base;
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cfg.max_batch_size = 0;
+    cuzk_engine *e = mk(&cfg, 0);
+    uint64_t id[6];
+    for (int i = 0; i < 6; i++) id[i] = submit(e, WIN, CUZK_PRIO_NORMAL, 10 + (uint64_t)i, NULL);
+    g.hold = id[0];
+    sgate.hold = 1;
+    start(e);
+    gate_wait_held(&g); /* job 1 in the prover, its lease at the store */
+    pthread_mutex_lock(&sgate.mu);
+    while (!sgate.held) pthread_cond_wait(&sgate.cv, &sgate.mu);
+    pthread_mutex_unlock(&sgate.mu);
+    for (int i = 1; i < 6; i++) CHECK(cuzk_engine_cancel(e, id[i], err) == CUZK_OK);
+    gate_release(&g); /* job 1 proves; the others' ends wait for the store */
+    cuzk_job_info info;
+    CHECK(cuzk_engine_wait(e, id[0], 300, &info, err) == CUZK_OK);
+    CHECK_MSG(info.state == CUZK_JOB_RUNNING, "job 1 is %s before its end is committed",
+              cuzk_job_state_name(info.state));
+    cuzk_job_info_free(&info);
+    for (int i = 1; i < 6; i++) {
+        CHECK(cuzk_engine_job(e, id[i], &info, err) == CUZK_OK);
+        CHECK_MSG(info.state < CUZK_JOB_DONE, "job %d is %s before its end is committed", i + 1,
+                  cuzk_job_state_name(info.state));
+        cuzk_job_info_free(&info);
+        CHECK(m.r[id[i] - 1].state <= CUZK_STORE_LEASED);
+    }
+    pthread_mutex_lock(&sgate.mu);
+    sgate.hold = 0;
+    pthread_cond_broadcast(&sgate.cv);
+    pthread_mutex_unlock(&sgate.mu);
+    expect(e, id[0], CUZK_JOB_DONE);
+    for (int i = 1; i < 6; i++) expect(e, id[i], CUZK_JOB_CANCELED);
+    /* Committed as answered: job 1 leased then completed with its result. */
+    CHECK(m.r[id[0] - 1].state == CUZK_STORE_DONE && m.r[id[0] - 1].result &&
+          m.r[id[0] - 1].attempts == 1);
+    for (int i = 1; i < 6; i++)
+        CHECK(m.r[id[i] - 1].state == CUZK_STORE_CANCELED &&
+              !strcmp(m.r[id[i] - 1].error, "canceled"));
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    /* 6 ends and the leases of the jobs a witness worker took (job 1, and
+     * up to the ready capacity more), grouped: the held first call made
+     * the rest gather. */
+    CHECK_MSG(st.store_ops == sgate.ops && st.store_commits == sgate.calls &&
+                  st.store_ops >= 7 && st.store_commits < st.store_ops && sgate.max_group >= 4,
+              "store: %llu ops in %llu commits, largest %zu", (unsigned long long)st.store_ops,
+              (unsigned long long)st.store_commits, sgate.max_group);
+    CHECK(st.threads_other == 3);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+    ms_free(&m);
+}
+
 /* --------------------------------------------------- prover affinity -- */
 
 /* Holds the first attempts of two jobs until released, and records the
@@ -877,6 +990,7 @@ int main(void)
     test_retry();
     test_budget();
     test_restart();
+    test_store_thread();
     test_affinity();
     test_cpu_fallback();
     return test_done("test_engine");
