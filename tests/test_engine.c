@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -220,6 +221,72 @@ static void test_basic(void)
     CHECK(cuzk_engine_timeline(e, 0, ev, 4, NULL) == 4);
     CHECK(cuzk_event_format(&ev[0], line, sizeof line) > 0 && strstr(line, "seq=1 "));
     cuzk_engine_destroy(e);
+}
+
+/* Writes the insecure key of WIN at log_size to path. */
+static void write_key(const char *path, unsigned log_size)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_groth16_pk pk = {0};
+    CHECK_MSG(cuzk_circuit_setup(&pk, WIN, log_size, &seed1, err) == CUZK_OK, "%s", err);
+    CHECK_MSG(cuzk_keyfile_write(path, &pk, CUZK_SETUP_LABEL, 0, err) == CUZK_OK, "%s", err);
+    cuzk_circuit *ci = NULL;
+    CHECK(cuzk_circuit_open(&ci, WIN, log_size, err) == CUZK_OK);
+    CHECK(cuzk_circuit_key_check(&pk, ci, err) == CUZK_OK);
+    cuzk_circuit_close(ci);
+    cuzk_groth16_pk_free(&pk);
+}
+
+/* A built-in registered with a key file of another size or circuit is
+ * refused at register when the counts that need no witness differ (its
+ * public inputs, its domain) — before, only a job found it, after its
+ * witness work; when only the variables differ (2^10 and 2^11 of WIN
+ * share a domain), the job fails right after the witness with a message
+ * naming the counts. */
+static void test_key_check(void)
+{
+    char err[CUZK_ERRMSG_LEN], dir[] = "/tmp/cuzk-engine-XXXXXX", k11[64], k12[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(k11, sizeof k11, "%s/w11.cuzk", dir);
+    snprintf(k12, sizeof k12, "%s/w12.cuzk", dir);
+    write_key(k11, LOG + 1);
+    write_key(k12, LOG + 2);
+
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cuzk_engine *e = mk(&cfg, 0);
+    cuzk_circuit_spec sp = {0};
+    sp.builtin = WIN;
+    sp.log_size = LOG;
+    sp.name = "w-wrong";
+    sp.key_path = k12; /* a 2^12 key (domain 2^12) for 2^10 (domain 2^11) */
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err, "w12.cuzk") && strstr(err, "domain is 2^12") &&
+                  strstr(err, "another circuit or size"), "%s", err);
+    sp.builtin = "snap-32g"; /* another circuit: other public inputs */
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err, "public inputs") && strstr(err, "another circuit or size"), "%s",
+              err);
+    sp.builtin = WIN;
+    sp.key_path = k11; /* same public inputs and domain: known at the witness */
+    CHECK_MSG(cuzk_engine_register(e, &sp, NULL, err) == CUZK_OK, "%s", err);
+    sp.log_size = LOG + 2;
+    sp.name = "w12";
+    sp.key_path = k12;
+    CHECK_MSG(cuzk_engine_register(e, &sp, NULL, err) == CUZK_OK, "%s", err);
+    start(e);
+    uint64_t bad = submit(e, "w-wrong", CUZK_PRIO_NORMAL, 3, NULL);
+    expect(e, bad, CUZK_JOB_FAILED);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, bad, &info, err) == CUZK_OK);
+    CHECK_MSG(strstr(info.error, "variables") && strstr(info.error, "another circuit or size"),
+              "%s", info.error);
+    cuzk_job_info_free(&info);
+    expect(e, submit(e, "w12", CUZK_PRIO_NORMAL, 3, NULL), CUZK_JOB_DONE);
+    cuzk_engine_destroy(e);
+    unlink(k11);
+    unlink(k12);
+    rmdir(dir);
 }
 
 /* ---------------------------------------------------------- priority -- */
@@ -984,6 +1051,7 @@ int main(void)
 {
     test_seed("test_engine");
     test_basic();
+    test_key_check();
     test_priority();
     test_batch();
     test_cancel();

@@ -292,18 +292,17 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
         copystr(c->builtin, sizeof c->builtin, inf->id);
         c->log_size = spec->log_size;
         c->partitions = inf->partitions;
-        uint32_t n_inputs = inf->n_inputs;
-        cuzk_circuit_close(ci);
         if (spec->key_path) {
-            if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) != CUZK_OK) goto fail;
+            /* The key's counts now, not after a job's witness work. */
+            char kerr[CUZK_ERRMSG_LEN];
+            if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) == CUZK_OK &&
+                (s = cuzk_circuit_key_check(&c->pk, ci, kerr)) != CUZK_OK)
+                seterr(err, "register: %s: %s", c->key_path, kerr);
+            cuzk_circuit_close(ci);
+            if (s != CUZK_OK) goto fail;
             c->file_key = 1;
-            if (c->pk.n_public + 1 != n_inputs) {
-                seterr(err, "register: %s is not a key of %s at 2^%u (%u public inputs, not %u)",
-                       c->key_path, c->builtin, c->log_size, c->pk.n_public, n_inputs - 1);
-                s = CUZK_ERR_INVALID_ARGUMENT;
-                goto fail;
-            }
         } else {
+            cuzk_circuit_close(ci);
             if ((s = cuzk_circuit_setup(&c->pk, c->builtin, c->log_size, spec->setup_seed, err)) != CUZK_OK) goto fail;
             copystr(c->label, sizeof c->label, CUZK_SETUP_LABEL);
         }
@@ -1400,7 +1399,17 @@ static cuzk_status witness_compute(cuzk_engine *e, eworker *wk, epart *p, size_t
     }
     s = cuzk_circuit_job_witness(wk->ci[ci_idx], &cj, &wk->cs[ci_idx], e->cfg.prove_threads,
                                  err);
-    if (s == CUZK_OK) s = cuzk_cs_witness(&wk->cs[ci_idx], p->w, c->n_vars);
+    if (s == CUZK_OK) {
+        cuzk_cs_shape sh;
+        cuzk_cs_get_shape(&wk->cs[ci_idx], &sh);
+        if ((uint64_t)sh.n_inputs + sh.n_aux != c->n_vars) {
+            seterr(err, "witness: %s has %llu variables, its key %u: the key is for another "
+                        "circuit or size", c->name, (unsigned long long)sh.n_inputs + sh.n_aux,
+                   c->n_vars);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+        s = cuzk_cs_witness(&wk->cs[ci_idx], p->w, c->n_vars);
+    }
     if (s != CUZK_OK && err && !err[0]) seterr(err, "witness: %s", cuzk_strerror(s));
     return s;
 }
