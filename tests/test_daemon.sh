@@ -173,6 +173,30 @@ check "  ... the key is no longer resident" sh -c "! grep -q '\"tier\":\"residen
 api POST /v1/circuits/nope/preload
 check "preload of an unknown circuit: 404" [ "$CODE" = 404 ]
 
+# A registration runs on the loader thread with its connection suspended:
+# three setups at once hold none of the 2 HTTP threads, so status answers
+# while all three are in progress (queued or loading).
+REGS=
+for n in 1 2 3; do
+    curl -s -o "$W/reg$n" -w '%{http_code}' --max-time 300 --unix-socket "$SOCK" -X POST \
+        -d "{\"builtin\": \"winning-32g\", \"size\": 13, \"setup_seed\": $n, \"name\": \"slow$n\"}" \
+        http://cuzk/v1/circuits >"$W/reg$n.code" &
+    REGS="$REGS $!"
+done
+SEEN=0
+for i in $(seq 1 600); do
+    CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status)
+    [ "$CODE" = 200 ] || die "status during registrations: $CODE"
+    if grep -q '"registrations":3' "$W/body"; then SEEN=1; break; fi
+    grep -q '"registrations":0' "$W/body" && [ -s "$W/reg3.code" ] && break
+    sleep 0.05
+done
+check "status answers while 3 registrations are in progress" [ "$SEEN" = 1 ]
+wait $REGS
+check "  ... and each registers (201)" [ "$(cat "$W/reg1.code" "$W/reg2.code" "$W/reg3.code")" = 201201201 ]
+api GET /v1/circuits/slow3
+check "  ... slow3 is listed" [ "$CODE:$(field name)" = 200:slow3 ]
+
 # ---------------------------------------------------- cancel, priorities --
 # Blockers first, so that the later jobs wait in the run queue together.
 for i in 1 2 3 4; do api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((10 + i))}"; done

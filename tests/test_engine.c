@@ -787,6 +787,19 @@ static cuzk_status ms_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *e
     return CUZK_OK;
 }
 
+typedef struct {
+    cuzk_engine *e;
+    uint64_t id;
+    cuzk_status st;
+} canceler;
+
+static void *cancel_main(void *arg)
+{
+    canceler *c = arg;
+    c->st = cuzk_engine_cancel(c->e, c->id, NULL);
+    return NULL;
+}
+
 static void test_store_thread(void)
 {
     char err[CUZK_ERRMSG_LEN];
@@ -818,7 +831,27 @@ static void test_store_thread(void)
     pthread_mutex_lock(&sgate.mu);
     while (!sgate.held) pthread_cond_wait(&sgate.cv, &sgate.mu);
     pthread_mutex_unlock(&sgate.mu);
-    for (int i = 1; i < 6; i++) CHECK(cuzk_engine_cancel(e, id[i], err) == CUZK_OK);
+    /* cuzk_engine_cancel of a queued job returns once its end is
+     * committed: from threads, since the store is held. */
+    pthread_t th[5];
+    canceler cx[5];
+    for (int i = 1; i < 6; i++) {
+        cx[i - 1] = (canceler){e, id[i], CUZK_ERR_IO};
+        CHECK(pthread_create(&th[i - 1], NULL, cancel_main, &cx[i - 1]) == 0);
+    }
+    /* Jobs 4-6 (queued: no partition taken) are marked when none of their
+     * partitions counts as queued any more. */
+    for (int k = 0;; k++) {
+        cuzk_engine_status st;
+        CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+        size_t left = st.partitions_queued;
+        cuzk_engine_status_free(&st);
+        if (!left) break;
+        CHECK_MSG(k < 120000, "cancels not applied");
+        if (k >= 120000) break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
     gate_release(&g); /* job 1 proves; the others' ends wait for the store */
     cuzk_job_info info;
     CHECK(cuzk_engine_wait(e, id[0], 300, &info, err) == CUZK_OK);
@@ -836,6 +869,10 @@ static void test_store_thread(void)
     sgate.hold = 0;
     pthread_cond_broadcast(&sgate.cv);
     pthread_mutex_unlock(&sgate.mu);
+    for (int i = 0; i < 5; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(cx[i].st == CUZK_OK);
+    }
     expect(e, id[0], CUZK_JOB_DONE);
     for (int i = 1; i < 6; i++) expect(e, id[i], CUZK_JOB_CANCELED);
     /* Committed as answered: job 1 leased then completed with its result. */

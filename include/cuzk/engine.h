@@ -358,7 +358,8 @@ cuzk_status cuzk_engine_job(cuzk_engine *e, uint64_t id, cuzk_job_info *info, ch
 cuzk_status cuzk_engine_wait(cuzk_engine *e, uint64_t id, int64_t timeout_ms,
                              cuzk_job_info *info, char *err);
 
-/* Cancels job id: a queued job ends CANCELED now; a running one at its
+/* Cancels job id: a queued job ends CANCELED now (with a store: returns
+ * once that is committed); a running one at its
  * partitions' next stage boundary (cuzk_engine_wait sees it). A finished
  * job is left as it is. Unknown id: CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t id, char *err);

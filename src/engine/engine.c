@@ -2219,7 +2219,16 @@ cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t id, char *err)
     clrerr(err);
     pthread_mutex_lock(&e->mu);
     ejob *j = job_find(e, id);
-    if (j) job_stop(e, j, 1, CUZK_ERR_CANCELED, "canceled");
+    if (j) {
+        job_stop(e, j, 1, CUZK_ERR_CANCELED, "canceled");
+        /* A job that ended here (it was queued) is CANCELED once the store
+         * thread committed it: wait for that (one group commit), so the
+         * caller sees the state it made. A running one ends later. */
+        j->waiters++;
+        while (j->finishing && j->state < CUZK_JOB_DONE && e->store_alive)
+            pthread_cond_wait(&e->cv_done, &e->mu);
+        j->waiters--;
+    }
     pthread_mutex_unlock(&e->mu);
     if (j) return CUZK_OK;
     if (e->cfg.store) {
