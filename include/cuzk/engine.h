@@ -181,6 +181,17 @@ typedef struct {
     unsigned ready_capacity;     /* ready-queue slots; 0 = 2 per device */
     unsigned prove_threads;      /* nthreads of each proof (ranges the pool
                                   * cuts the work into); 0 = pool size */
+    /* The witness yields to the provers (the host work that feeds them):
+     * while any prover is busy, a witness is cut into witness_threads
+     * ranges (1: it runs on its worker thread alone, leaving the pool to
+     * the provers; 0 = prove_threads, no yielding), and witness workers
+     * run at nice witness_nice (0..19, Linux per-thread priority; 0 = as
+     * the process). Besides, a witness worker takes a partition only while
+     * the ready queue has room (ready_capacity): the witness never runs
+     * ahead of the provers. Defaults 0, 0: docs/perf.md ("witness versus
+     * prover") has the measurement. */
+    unsigned witness_threads;
+    int witness_nice;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
     int self_verify;             /* verify every proof before returning it */

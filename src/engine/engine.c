@@ -10,6 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cuzk/pool.h>
 
 #include "engine/engine_internal.h"
@@ -128,6 +132,11 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     if (!e->cfg.lease_ms) e->cfg.lease_ms = 600000;
     if (!e->cfg.timeline_capacity) e->cfg.timeline_capacity = 65536;
     if (!e->cfg.results_keep) e->cfg.results_keep = 4096;
+    if (e->cfg.witness_nice < 0 || e->cfg.witness_nice > 19) {
+        free(e);
+        seterr(err, "witness_nice %d: 0..19", cfg->witness_nice);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     if (e->n_devices > 32) {
         free(e);
         seterr(err, "at most 32 devices");
@@ -1355,7 +1364,7 @@ static void part_release(cuzk_engine *e, epart *p)
 }
 
 /* Computes p's witness into p->w. No lock held. */
-static cuzk_status witness_compute(cuzk_engine *e, eworker *wk, epart *p, size_t ci_idx,
+static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigned nthreads,
                                    char *err)
 {
     ejob *j = p->j;
@@ -1397,8 +1406,7 @@ static cuzk_status witness_compute(cuzk_engine *e, eworker *wk, epart *p, size_t
         cj.inputs = j->inputs[p->idx];
         cj.inputs_len = strlen(cj.inputs);
     }
-    s = cuzk_circuit_job_witness(wk->ci[ci_idx], &cj, &wk->cs[ci_idx], e->cfg.prove_threads,
-                                 err);
+    s = cuzk_circuit_job_witness(wk->ci[ci_idx], &cj, &wk->cs[ci_idx], nthreads, err);
     if (s == CUZK_OK) {
         cuzk_cs_shape sh;
         cuzk_cs_get_shape(&wk->cs[ci_idx], &sh);
@@ -1434,6 +1442,12 @@ static void *witness_main(void *arg)
     eworker *wk = arg;
     cuzk_engine *e = wk->e;
     char err[CUZK_ERRMSG_LEN];
+    /* Linux: a thread's nice is its own (setpriority on its tid). Raising
+     * it needs no privilege; a failure leaves the thread as it was. */
+    if (e->cfg.witness_nice &&
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), e->cfg.witness_nice) != 0)
+        fprintf(stderr, "cuzk: witness worker: setpriority(%d): %s\n", e->cfg.witness_nice,
+                strerror(errno));
     pthread_mutex_lock(&e->mu);
     for (;;) {
         epart *p = NULL;
@@ -1486,10 +1500,16 @@ static void *witness_main(void *arg)
         if (s == CUZK_OK && atomic_load(&j->cancel)) s = CUZK_ERR_CANCELED;
         if (s == CUZK_OK) {
             size_t ci_idx = circ_index(e, c);
-            cuzk__engine_event(e, CUZK_EV_WITNESS_START, j, p->idx, 0, 0, 0, 0, 0, CUZK_OK);
+            /* Yield to a busy prover (witness_threads); the event's value
+             * is the ranges used, so the timeline shows the throttle. */
+            unsigned busy = 0;
+            for (unsigned d = 0; d < e->n_devices; d++) busy += e->dev_busy[d];
+            unsigned nth = busy && e->cfg.witness_threads ? e->cfg.witness_threads
+                                                          : e->cfg.prove_threads;
+            cuzk__engine_event(e, CUZK_EV_WITNESS_START, j, p->idx, 0, 0, 0, 0, nth, CUZK_OK);
             pthread_mutex_unlock(&e->mu);
             int64_t t = cuzk__engine_now_us();
-            s = witness_compute(e, wk, p, ci_idx, err);
+            s = witness_compute(wk, p, ci_idx, nth, err);
             p->witness_ms = (double)(cuzk__engine_now_us() - t) / 1e3;
             pthread_mutex_lock(&e->mu);
             cuzk__engine_event(e, CUZK_EV_WITNESS_END, j, p->idx, 0, 0, 0, p->witness_ms, 0, s);

@@ -1193,6 +1193,8 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.witness_workers = c->witness_workers;
     ec.ready_capacity = c->ready_capacity;
     ec.prove_threads = c->prove_threads;
+    ec.witness_threads = c->witness_threads;
+    ec.witness_nice = (int)c->witness_nice;
     ec.max_batch_size = c->max_batch_size;
     ec.max_batch_wait_ms = c->max_batch_wait_ms;
     ec.self_verify = c->self_verify;
