@@ -773,7 +773,9 @@ static cuzk_status ms_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *e
     for (size_t i = 0; i < n; i++) {
         cuzk_store_op *o = &ops[i];
         o->err[0] = 0;
-        if (o->kind == CUZK_STORE_OP_LEASE) o->st = ms_lease(s, o->id, o->ms, o->err);
+        if (o->kind == CUZK_STORE_OP_ENQUEUE)
+            o->st = ms_enqueue(s, o->rec, o->ms, &o->id, &o->existing, o->err);
+        else if (o->kind == CUZK_STORE_OP_LEASE) o->st = ms_lease(s, o->id, o->ms, o->err);
         else if (o->kind == CUZK_STORE_OP_COMPLETE)
             o->st = ms_complete(s, o->id, o->data, o->len, o->ms, o->err);
         else
@@ -881,13 +883,28 @@ static void test_store_thread(void)
     for (int i = 1; i < 6; i++)
         CHECK(m.r[id[i] - 1].state == CUZK_STORE_CANCELED &&
               !strcmp(m.r[id[i] - 1].error, "canceled"));
+    /* A submit while the store thread runs: its row goes through batch
+     * (committed before submit returns), and a second submit of its
+     * request_id is that job. */
+    size_t ops_before = sgate.ops;
+    uint64_t late = submit(e, WIN, CUZK_PRIO_NORMAL, 20, "late");
+    CHECK(late == 7 && m.n == 7 && sgate.ops > ops_before &&
+          m.r[late - 1].state <= CUZK_STORE_LEASED && !strcmp(m.r[late - 1].request_id, "late"));
+    cuzk_job_request rq = {0};
+    rq.circuit = WIN;
+    rq.inputs = "{\"seed\": 21}";
+    rq.request_id = "late";
+    uint64_t again = 0;
+    int ex = 0;
+    CHECK(cuzk_engine_submit(e, &rq, &again, &ex, err) == CUZK_OK && ex && again == late);
+    expect(e, late, CUZK_JOB_DONE);
     cuzk_engine_status st;
     CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
     /* 6 ends and the leases of the jobs a witness worker took (job 1, and
      * up to the ready capacity more), grouped: the held first call made
      * the rest gather. */
     CHECK_MSG(st.store_ops == sgate.ops && st.store_commits == sgate.calls &&
-                  st.store_ops >= 7 && st.store_commits < st.store_ops && sgate.max_group >= 4,
+                  st.store_ops >= 10 && st.store_commits < st.store_ops && sgate.max_group >= 4,
               "store: %llu ops in %llu commits, largest %zu", (unsigned long long)st.store_ops,
               (unsigned long long)st.store_commits, sgate.max_group);
     CHECK(st.threads_other == 3);

@@ -694,6 +694,24 @@ static void test_batch(void)
               ops[6].err);
     CHECK(ops[7].st == CUZK_OK);
     CHECK(s->batch(s, ops, 0, err) == CUZK_OK);
+    /* Enqueue in a batch: a new job, a known request_id, a bad one. */
+    cuzk_store_rec nr = mkrec("bd", "porep-32g", 2, "{\"d\":1}"), kr = mkrec("ba", "x", 1, "{}"),
+                   br = mkrec("", "porep-32g", 1, "{}");
+    memset(br.circuit, 'c', sizeof br.circuit); /* no terminator within the bound */
+    cuzk_store_op eo[3];
+    memset(eo, 0, sizeof eo);
+    for (int i = 0; i < 3; i++) {
+        eo[i].kind = CUZK_STORE_OP_ENQUEUE;
+        eo[i].ms = T0 + 9;
+    }
+    eo[0].rec = &nr;
+    eo[1].rec = &kr;
+    eo[2].rec = &br;
+    CHECK(s->batch(s, eo, 3, err) == CUZK_OK);
+    CHECK(eo[0].st == CUZK_OK && eo[0].existing == 0 && eo[0].id == c + 1);
+    CHECK(eo[1].st == CUZK_OK && eo[1].existing == 1 && eo[1].id == a);
+    CHECK_MSG(eo[2].st == CUZK_ERR_INVALID_ARGUMENT && strstr(eo[2].err, "at most"), "%s",
+              eo[2].err);
     CHECK(s->batch(s, NULL, 1, err) == CUZK_ERR_INVALID_ARGUMENT && err[0]);
     s->close(s);
 
@@ -709,6 +727,11 @@ static void test_batch(void)
     CHECK(s->get(s, c, NULL, &r, err) == CUZK_OK);
     CHECK(r.state == CUZK_STORE_FAILED && r.error[0] == 0 && r.attempts == 0);
     cuzk_store_rec_free(&r);
+    CHECK(s->get(s, c + 1, NULL, &r, err) == CUZK_OK);
+    CHECK(r.state == CUZK_STORE_QUEUED && !strcmp(r.request_id, "bd") && r.priority == 2 &&
+          !strcmp(r.request, "{\"d\":1}") && r.created_ms == T0 + 9);
+    cuzk_store_rec_free(&r);
+    CHECK(state_of(s, c + 2) == -1);
     s->close(s);
 }
 

@@ -81,17 +81,20 @@ void cuzk_store_rec_free(cuzk_store_rec *r); /* frees request and result */
  * read before the first call). */
 typedef int (*cuzk_store_scan_fn)(void *ctx, const cuzk_store_rec *r);
 
-/* One transition of cuzk_store.batch: lease, complete or fail a job. */
+/* One change of cuzk_store.batch: add, lease, complete or fail a job. */
 typedef enum {
     CUZK_STORE_OP_LEASE = 0,    /* QUEUED -> LEASED until ms (attempts + 1) */
     CUZK_STORE_OP_COMPLETE = 1, /* LEASED -> DONE with data (the result), at ms */
     CUZK_STORE_OP_FAIL = 2,     /* QUEUED or LEASED -> FAILED with data (the reason), at ms */
-    CUZK_STORE_OP_CANCEL = 3    /* QUEUED or LEASED -> CANCELED with data, at ms */
+    CUZK_STORE_OP_CANCEL = 3,   /* QUEUED or LEASED -> CANCELED with data, at ms */
+    CUZK_STORE_OP_ENQUEUE = 4   /* enqueue's: rec at ms; id and existing are set */
 } cuzk_store_op_kind;
 
 typedef struct {
     cuzk_store_op_kind kind;
-    uint64_t id;
+    uint64_t id;        /* the job (ENQUEUE: out, as enqueue's *id) */
+    const cuzk_store_rec *rec; /* ENQUEUE: the job to add (the caller's) */
+    int existing;       /* ENQUEUE, out: as enqueue's *existing */
     int64_t ms;         /* LEASE: the lease's deadline; else the finish time */
     const char *data;   /* COMPLETE: len bytes of result; FAIL, CANCEL: a C
                          * string (NULL = ""); the caller's, read during the

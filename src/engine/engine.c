@@ -166,6 +166,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     pthread_cond_init(&e->cv_done, &ca);
     pthread_cond_init(&e->cv_collect, &ca);
     pthread_cond_init(&e->cv_store, &ca);
+    pthread_cond_init(&e->cv_enq, &ca);
     pthread_condattr_destroy(&ca);
     e->next_id = 1;
     e->next_seq = 1;
@@ -1153,7 +1154,28 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint6
         rec.request = req;
         rec.request_len = strlen(req);
         int ex = 0;
-        s = e->cfg.store->enqueue(e->cfg.store, &rec, wall_ms(), &j->id, &ex, err);
+        /* With the store thread running, the row is committed in its next
+         * group (with other submits' rows, leases and ends: one fsync for
+         * all) and submit returns once that is done; else here. */
+        pthread_mutex_lock(&e->mu);
+        if (e->store_alive && e->cfg.store->batch) {
+            eenq q;
+            memset(&q, 0, sizeof q);
+            q.rec = &rec;
+            if (e->enq_tail) e->enq_tail->next = &q;
+            else e->enq_head = &q;
+            e->enq_tail = &q;
+            pthread_cond_signal(&e->cv_store);
+            while (!q.done) pthread_cond_wait(&e->cv_enq, &e->mu);
+            pthread_mutex_unlock(&e->mu);
+            s = q.st;
+            j->id = q.id;
+            ex = q.existing;
+            if (s != CUZK_OK) seterr(err, "%s", q.err);
+        } else {
+            pthread_mutex_unlock(&e->mu);
+            s = e->cfg.store->enqueue(e->cfg.store, &rec, wall_ms(), &j->id, &ex, err);
+        }
         free(req);
         if (s != CUZK_OK) {
             job_free(j);
@@ -1763,12 +1785,13 @@ static void *final_main(void *arg)
  * a backlog past it takes several commits. */
 #define STORE_GROUP_MAX 256
 
-/* The store thread: takes every lease and end queued (leases first: a
- * job's lease was queued before its end, and complete needs LEASED),
- * commits them in one transaction, then answers the waiters of the ended
- * jobs. One fsync serves a whole group, so the store costs the provers
- * nothing while the disk keeps up, and a job is still answered only after
- * its end is committed. Runs until stop has joined the pipeline and both
+/* The store thread: takes every submit's row, lease and end queued
+ * (leases before ends: a job's lease was queued before its end, and
+ * complete needs LEASED), commits them in one transaction, then answers
+ * the submitters and the waiters of the ended jobs. One fsync serves a
+ * whole group, so the store costs the provers nothing while the disk keeps
+ * up, a job is still accepted only once its row is committed and answered
+ * only once its end is. Runs until stop has joined the pipeline and the
  * queues are empty. */
 static void *store_main(void *arg)
 {
@@ -1787,11 +1810,23 @@ static void *store_main(void *arg)
         return NULL;
     }
     for (;;) {
-        while (!e->lease_head && !e->fin_head && !e->store_quit)
+        while (!e->lease_head && !e->fin_head && !e->enq_head && !e->store_quit)
             pthread_cond_wait(&e->cv_store, &e->mu);
-        if (!e->lease_head && !e->fin_head) break;
-        size_t n = 0, n_lease;
+        if (!e->lease_head && !e->fin_head && !e->enq_head) break;
+        size_t n = 0, n_enq, n_lease;
         int64_t now = wall_ms();
+        eenq *enq = e->enq_head;
+        while (e->enq_head && n < STORE_GROUP_MAX) {
+            eenq *q = e->enq_head;
+            e->enq_head = q->next;
+            memset(&ops[n], 0, sizeof ops[n]);
+            ops[n].kind = CUZK_STORE_OP_ENQUEUE;
+            ops[n].rec = q->rec;
+            ops[n].ms = now;
+            jobs[n++] = NULL;
+        }
+        if (!e->enq_head) e->enq_tail = NULL;
+        n_enq = n;
         while (e->lease_head && n < STORE_GROUP_MAX) {
             ejob *j = e->lease_head;
             e->lease_head = j->next_lease;
@@ -1820,12 +1855,22 @@ static void *store_main(void *arg)
         } else {
             for (size_t i = 0; i < n; i++) store_one(st, &ops[i]);
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = n_enq; i < n; i++)
             if (ops[i].st != CUZK_OK)
                 fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", ops[i].id, ops[i].err);
         pthread_mutex_lock(&e->mu);
         e->n_store_commits += st->batch ? 1 : n;
         e->n_store_ops += n;
+        for (size_t i = 0; i < n_enq; i++) { /* the submitters' answers */
+            eenq *next = enq->next; /* enq lives on a stack that done frees */
+            enq->id = ops[i].id;
+            enq->existing = ops[i].existing;
+            enq->st = ops[i].st;
+            memcpy(enq->err, ops[i].err, sizeof enq->err);
+            enq->done = 1;
+            enq = next;
+        }
+        if (n_enq) pthread_cond_broadcast(&e->cv_enq);
         for (size_t i = n_lease; i < n; i++) job_finished(e, jobs[i]);
     }
     e->store_alive = 0;
@@ -2117,6 +2162,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
     pthread_cond_destroy(&e->cv_done);
     pthread_cond_destroy(&e->cv_collect);
     pthread_cond_destroy(&e->cv_store);
+    pthread_cond_destroy(&e->cv_enq);
     free(e);
 }
 

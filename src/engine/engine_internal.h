@@ -21,6 +21,17 @@
 
 typedef struct ejob ejob;
 
+/* A submit's row for the store thread; on the submitter's stack, which
+ * waits (cv_enq) until done. */
+typedef struct eenq {
+    const cuzk_store_rec *rec;
+    uint64_t id;
+    int existing, done;
+    cuzk_status st;
+    char err[CUZK_ERRMSG_LEN];
+    struct eenq *next;
+} eenq;
+
 /* A registered circuit and its key. */
 typedef struct {
     char name[CUZK_ENGINE_ID_LEN];
@@ -182,8 +193,9 @@ struct cuzk_engine {
 
     /* The store thread's work: jobs to lease, then jobs to finish, each
      * FIFO; it commits what is there in one transaction (store_main). */
-    pthread_cond_t cv_store;
+    pthread_cond_t cv_store, cv_enq;
     ejob *lease_head, *lease_tail, *fin_head, *fin_tail;
+    struct eenq *enq_head, *enq_tail; /* submits waiting for their commit */
     int store_alive;       /* the store thread runs: lease/finish go to it */
     int store_quit;        /* set by stop once the pipeline is joined */
     uint64_t n_store_commits, n_store_ops;

@@ -151,32 +151,31 @@ static cuzk_status not_changed(sq_store *q, uint64_t id, const char *op, const c
 
 /* ---------------------------------------------------------- operations -- */
 
-static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
-                              uint64_t *id, int *existing, char *err)
+/* The checks of enqueue's arguments (no lock needed). */
+static cuzk_status enqueue_args(const cuzk_store_rec *rec, size_t *rid_len, size_t *circ_len,
+                                char *err)
 {
-    sq_store *q = (sq_store *)s;
-    if (err) err[0] = 0;
-    if (!rec || !id || !existing)
-        return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
-    size_t rid_len = strnlen(rec->request_id, CUZK_STORE_ID_LEN);
-    size_t circ_len = strnlen(rec->circuit, CUZK_STORE_ID_LEN);
-    if (rid_len == CUZK_STORE_ID_LEN || circ_len == CUZK_STORE_ID_LEN)
+    if (!rec) return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
+    *rid_len = strnlen(rec->request_id, CUZK_STORE_ID_LEN);
+    *circ_len = strnlen(rec->circuit, CUZK_STORE_ID_LEN);
+    if (*rid_len == CUZK_STORE_ID_LEN || *circ_len == CUZK_STORE_ID_LEN)
         return fail(err, CUZK_ERR_INVALID_ARGUMENT,
                     "enqueue: request_id and circuit are at most %d bytes", CUZK_STORE_ID_LEN - 1);
     if (rec->request_len > CUZK_STORE_MAX_BLOB || (rec->request_len && !rec->request))
         return fail(err, CUZK_ERR_INVALID_ARGUMENT,
                     "enqueue: request of %zu bytes (at most %u, not NULL)", rec->request_len,
                     CUZK_STORE_MAX_BLOB);
+    return CUZK_OK;
+}
 
-    /* One transaction: the insert that a known request_id turns into
-     * nothing, and the look-up of that job, see the same database. */
-    cuzk_status ret = CUZK_OK;
-    pthread_mutex_lock(&q->mu);
-    int rc = run(q->st[ST_BEGIN]);
-    if (rc != SQLITE_DONE) {
-        ret = db_fail(q, rc, "enqueue", err);
-        goto out;
-    }
+/* The insert, or the look-up of the job a known request_id names, inside
+ * the caller's transaction (both see the same database). q->mu held. */
+static cuzk_status do_enqueue(sq_store *q, const cuzk_store_rec *rec, int64_t now_ms,
+                              uint64_t *id, int *existing, char *err)
+{
+    size_t rid_len = 0, circ_len = 0;
+    cuzk_status ret = enqueue_args(rec, &rid_len, &circ_len, err);
+    if (ret != CUZK_OK) return ret;
     sqlite3_stmt *st = q->st[ST_INSERT];
     if (rid_len)
         sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
@@ -188,32 +187,39 @@ static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t 
     sqlite3_bind_blob64(st, 4, rec->request_len ? rec->request : "", rec->request_len,
                         SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, now_ms);
-    rc = run(st);
-    if (rc != SQLITE_DONE) {
-        ret = db_fail(q, rc, "enqueue", err);
-        goto out;
-    }
+    int rc = run(st);
+    if (rc != SQLITE_DONE) return db_fail(q, rc, "enqueue", err);
     if (sqlite3_changes(q->db) == 1) {
         *id = (uint64_t)sqlite3_last_insert_rowid(q->db);
         *existing = 0;
-    } else {
-        st = q->st[ST_ID_BY_RID];
-        sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *id = (uint64_t)sqlite3_column_int64(st, 0);
-            *existing = 1;
-        }
-        done(st);
-        if (rc != SQLITE_ROW) {
-            ret = rc == SQLITE_DONE ? fail(err, CUZK_ERR_IO, "enqueue: insert refused")
-                                    : db_fail(q, rc, "enqueue", err);
-            goto out;
-        }
+        return CUZK_OK;
     }
-    rc = run(q->st[ST_COMMIT]);
-    if (rc != SQLITE_DONE) ret = db_fail(q, rc, "enqueue: commit", err);
-out:
+    st = q->st[ST_ID_BY_RID];
+    sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = (uint64_t)sqlite3_column_int64(st, 0);
+        *existing = 1;
+    }
+    done(st);
+    if (rc == SQLITE_ROW) return CUZK_OK;
+    return rc == SQLITE_DONE ? fail(err, CUZK_ERR_IO, "enqueue: insert refused")
+                             : db_fail(q, rc, "enqueue", err);
+}
+
+static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
+                              uint64_t *id, int *existing, char *err)
+{
+    sq_store *q = (sq_store *)s;
+    if (err) err[0] = 0;
+    if (!id || !existing) return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
+    cuzk_status ret = CUZK_OK;
+    pthread_mutex_lock(&q->mu);
+    int rc = run(q->st[ST_BEGIN]);
+    if (rc != SQLITE_DONE) ret = db_fail(q, rc, "enqueue", err);
+    if (ret == CUZK_OK) ret = do_enqueue(q, rec, now_ms, id, existing, err);
+    if (ret == CUZK_OK && (rc = run(q->st[ST_COMMIT])) != SQLITE_DONE)
+        ret = db_fail(q, rc, "enqueue: commit", err);
     if (ret != CUZK_OK) rollback(q);
     pthread_mutex_unlock(&q->mu);
     return ret;
@@ -319,6 +325,9 @@ static cuzk_status sq_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *e
         o->err[0] = 0;
         switch (o->kind) {
         case CUZK_STORE_OP_LEASE: o->st = do_lease(q, o->id, o->ms, o->err); break;
+        case CUZK_STORE_OP_ENQUEUE:
+            o->st = do_enqueue(q, o->rec, o->ms, &o->id, &o->existing, o->err);
+            break;
         case CUZK_STORE_OP_COMPLETE:
             o->st = do_complete(q, o->id, o->data, o->len, o->ms, o->err);
             break;
