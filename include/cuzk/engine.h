@@ -90,9 +90,11 @@
  * every lease (one engine per store: at start every lease left belongs to
  * a dead process; requeue_expired is called with INT64_MAX) and re-queues
  * every QUEUED job, so nothing accepted is lost and a DONE job is never
- * proved again; a request_id already in the store returns that job.
- * Without a store, jobs and results live in memory (request_id dedup in
- * memory too).
+ * proved again; a request_id already in the store returns that job
+ * (until the store's purge deletes the finished job: the window is the
+ * purge's age). Without a store, jobs and results live in memory
+ * (request_id dedup in memory too, while the job is among the
+ * results_keep finished jobs kept).
  *
  * Thread safety: every function may be called from any thread, except
  * cuzk_engine_destroy (no other call in progress or after).

@@ -16,9 +16,12 @@
  * Durability: enqueue, complete and fail return only after their change is
  * committed to stable storage (the SQLite store: a transaction in WAL mode
  * with synchronous=FULL), so a job the engine acknowledged survives
- * kill -9 and power loss. Idempotency: a request_id names a job for good;
- * enqueueing it again returns the job already there (and its state), so a
- * client that retries after a crash never has a job proved twice.
+ * kill -9 and power loss. Idempotency: a request_id names its job until
+ * purge deletes the finished job; enqueueing it again meanwhile returns the
+ * job already there (and its state), so a client that retries after a
+ * crash never has a job proved twice. After the purge the request_id is
+ * free again: the retry window is the purge's age (the daemon's
+ * keep_results).
  *
  * Threads: every function may be called from any thread; the store
  * serializes them. Times are milliseconds since the Unix epoch (wall

@@ -92,7 +92,7 @@ static const keydef keys[] = {
     {"server", "http_threads", K_UINT, U(http_threads, 64), "HTTP polling threads (2)"},
     {"server", "max_wait", K_UINT, U(max_wait_s, 86400), "longest ?wait= in seconds (3600)"},
     {"server", "conn_timeout", K_UINT, U(conn_timeout_s, 86400), "idle connection timeout, seconds (60)"},
-    {"server", "keep_results", K_UINT, U(keep_results_s, 0xffffffffu), "seconds finished jobs stay in the store (604800)"},
+    {"server", "keep_results", K_UINT, U(keep_results_s, 0xffffffffu), "seconds finished jobs stay in the store, and their request_ids hold (604800)"},
     {"engine", "threads", K_UINT, U(threads, 256), "the process's thread pool; 0 = every core (0)"},
     {"engine", "backend", K_STR, S(backend), "auto (GPU if present, else CPU), cpu or gpu (auto)"},
     {"engine", "devices", K_UINT, U(devices, 64), "devices; on the CPU backend simulated ones (1)"},
