@@ -1798,17 +1798,9 @@ static void *store_main(void *arg)
     eworker *wk = arg;
     cuzk_engine *e = wk->e;
     cuzk_store *st = e->cfg.store;
-    cuzk_store_op *ops = malloc(STORE_GROUP_MAX * sizeof *ops);
-    ejob **jobs = malloc(STORE_GROUP_MAX * sizeof *jobs);
+    cuzk_store_op *ops = e->store_ops; /* made by start */
+    ejob **jobs = e->store_jobs;
     pthread_mutex_lock(&e->mu);
-    if (!ops || !jobs) { /* finish synchronously instead */
-        e->store_alive = 0;
-        pthread_mutex_unlock(&e->mu);
-        fprintf(stderr, "cuzk: store thread: out of memory; store calls made inline\n");
-        free(ops);
-        free(jobs);
-        return NULL;
-    }
     for (;;) {
         while (!e->lease_head && !e->fin_head && !e->enq_head && !e->store_quit)
             pthread_cond_wait(&e->cv_store, &e->mu);
@@ -1875,8 +1867,6 @@ static void *store_main(void *arg)
     }
     e->store_alive = 0;
     pthread_mutex_unlock(&e->mu);
-    free(ops);
-    free(jobs);
     return NULL;
 }
 
@@ -2021,7 +2011,11 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
     size_t n_pipe = e->n_witness + (size_t)e->n_devices * e->ppd;
     size_t n = n_pipe + 2 + (e->cfg.store ? 1 : 0);
     e->workers = calloc(n, sizeof *e->workers);
-    if (!e->workers) {
+    if (e->cfg.store) {
+        e->store_ops = malloc(STORE_GROUP_MAX * sizeof *e->store_ops);
+        e->store_jobs = malloc(STORE_GROUP_MAX * sizeof *e->store_jobs);
+    }
+    if (!e->workers || (e->cfg.store && (!e->store_ops || !e->store_jobs))) {
         seterr(err, "out of memory");
         return CUZK_ERR_NO_MEMORY;
     }
@@ -2122,6 +2116,8 @@ void cuzk_engine_destroy(cuzk_engine *e)
         free(w->cs);
     }
     free(e->workers);
+    free(e->store_ops);
+    free(e->store_jobs);
     while (e->batches) {
         ebatch *b = e->batches;
         e->batches = b->next;

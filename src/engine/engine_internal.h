@@ -199,6 +199,8 @@ struct cuzk_engine {
     int store_alive;       /* the store thread runs: lease/finish go to it */
     int store_quit;        /* set by stop once the pipeline is joined */
     uint64_t n_store_commits, n_store_ops;
+    cuzk_store_op *store_ops; /* the store thread's group (STORE_GROUP_MAX) */
+    ejob **store_jobs;
 
     eworker *workers;
     size_t n_workers;
