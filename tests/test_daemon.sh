@@ -148,6 +148,9 @@ check "the same request_id returns the same job" [ "$(field id)" = "$J2" ]
 check "  ... marked existing" grep -q '"existing":true' "$W/body"
 api POST "/v1/prove" -d "{\"circuit\": \"mul\", \"wtns_path\": \"$DATA/mul.wtns\"}"
 check "POST /v1/prove with wtns_path answers done (200)" [ "$CODE:$(field state)" = 200:done ]
+api GET /v1/status
+check "status counts the store thread's commits and the rows, leases and ends they held" \
+    grep -q '"store_commits":[1-9][0-9]*.*"store_ops":[1-9]' "$W/body"
 
 # ------------------------------------------- circuits: register, keys --
 api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"

@@ -1246,6 +1246,9 @@ static cuzk_store_op fin_op(const ejob *j, cuzk_job_state st, int64_t now_ms)
 static cuzk_status store_one(cuzk_store *st, cuzk_store_op *o)
 {
     switch (o->kind) {
+    case CUZK_STORE_OP_ENQUEUE:
+        o->st = st->enqueue(st, o->rec, o->ms, &o->id, &o->existing, o->err);
+        break;
     case CUZK_STORE_OP_LEASE: o->st = st->lease(st, o->id, o->ms, o->err); break;
     case CUZK_STORE_OP_COMPLETE:
         o->st = st->complete(st, o->id, o->data, o->len, o->ms, o->err);
