@@ -385,6 +385,13 @@ int bench_engine(int argc, char **argv)
            "proof); engine prover busy %.1f%% of its wall\n",
            lgap, egap, 100.0 * (egap - lgap) / (lwall / n), 100.0 * esum[8] / ewall);
     prover_gaps(e);
+    cuzk_engine_status es;
+    if (st && cuzk_engine_status_get(e, &es) == CUZK_OK) {
+        printf("store thread: %llu rows, leases and ends in %llu commits (mean group %.2f)\n",
+               (unsigned long long)es.store_ops, (unsigned long long)es.store_commits,
+               es.store_commits ? (double)es.store_ops / (double)es.store_commits : 0.0);
+        cuzk_engine_status_free(&es);
+    }
     qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
     qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
     qsort(ovh, rounds, sizeof *ovh, cmp_double);
