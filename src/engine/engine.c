@@ -159,6 +159,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->obs_mu, NULL);
+    pthread_mutex_init(&e->smu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1157,7 +1158,7 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint6
         /* With the store thread running, the row is committed in its next
          * group (with other submits' rows, leases and ends: one fsync for
          * all) and submit returns once that is done; else here. */
-        pthread_mutex_lock(&e->mu);
+        pthread_mutex_lock(&e->smu);
         if (e->store_alive && e->cfg.store->batch) {
             eenq q;
             memset(&q, 0, sizeof q);
@@ -1166,14 +1167,14 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint6
             else e->enq_head = &q;
             e->enq_tail = &q;
             pthread_cond_signal(&e->cv_store);
-            while (!q.done) pthread_cond_wait(&e->cv_enq, &e->mu);
-            pthread_mutex_unlock(&e->mu);
+            while (!q.done) pthread_cond_wait(&e->cv_enq, &e->smu);
+            pthread_mutex_unlock(&e->smu);
             s = q.st;
             j->id = q.id;
             ex = q.existing;
             if (s != CUZK_OK) seterr(err, "%s", q.err);
         } else {
-            pthread_mutex_unlock(&e->mu);
+            pthread_mutex_unlock(&e->smu);
             s = e->cfg.store->enqueue(e->cfg.store, &rec, wall_ms(), &j->id, &ex, err);
         }
         free(req);
@@ -1306,12 +1307,14 @@ static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
         }
     }
     j->fin_state = st;
-    if (e->cfg.store && e->store_alive) {
+    if (e->cfg.store && e->store_alive) { /* store_alive: read under mu */
+        pthread_mutex_lock(&e->smu);
         j->next_fin = NULL;
         if (e->fin_tail) e->fin_tail->next_fin = j;
         else e->fin_head = j;
         e->fin_tail = j;
         pthread_cond_signal(&e->cv_store);
+        pthread_mutex_unlock(&e->smu);
         return;
     }
     if (e->cfg.store) {
@@ -1500,11 +1503,13 @@ static void *witness_main(void *arg)
          * re-queues just as it requeues a lease. */
         if (first && e->cfg.store && !j->leased) {
             j->leased = 1;
+            pthread_mutex_lock(&e->smu);
             j->next_lease = NULL;
             if (e->lease_tail) e->lease_tail->next_lease = j;
             else e->lease_head = j;
             e->lease_tail = j;
             pthread_cond_signal(&e->cv_store);
+            pthread_mutex_unlock(&e->smu);
         }
         err[0] = 0;
         cuzk_status s = key_acquire(e, c, &j->cancel, err);
@@ -1803,11 +1808,22 @@ static void *store_main(void *arg)
     cuzk_store *st = e->cfg.store;
     cuzk_store_op *ops = e->store_ops; /* made by start */
     ejob **jobs = e->store_jobs;
-    pthread_mutex_lock(&e->mu);
+    pthread_mutex_lock(&e->smu);
     for (;;) {
         while (!e->lease_head && !e->fin_head && !e->enq_head && !e->store_quit)
-            pthread_cond_wait(&e->cv_store, &e->mu);
-        if (!e->lease_head && !e->fin_head && !e->enq_head) break;
+            pthread_cond_wait(&e->cv_store, &e->smu);
+        if (!e->lease_head && !e->fin_head && !e->enq_head) {
+            /* Quitting: store_alive goes to 0 under both locks (in order),
+             * once nothing was queued meanwhile. */
+            pthread_mutex_unlock(&e->smu);
+            pthread_mutex_lock(&e->mu);
+            pthread_mutex_lock(&e->smu);
+            int empty = !e->lease_head && !e->fin_head && !e->enq_head;
+            if (empty) e->store_alive = 0;
+            pthread_mutex_unlock(&e->mu);
+            if (empty) break;
+            continue;
+        }
         size_t n = 0, n_enq, n_lease;
         int64_t now = wall_ms();
         eenq *enq = e->enq_head;
@@ -1833,6 +1849,9 @@ static void *store_main(void *arg)
         }
         if (!e->lease_head) e->lease_tail = NULL;
         n_lease = n;
+        /* A job's id, fin_state, result_json and error are not written
+         * once it is queued here, and it is not freed before job_finished
+         * below: read without mu. */
         while (e->fin_head && n < STORE_GROUP_MAX) {
             ejob *j = e->fin_head;
             e->fin_head = j->next_fin;
@@ -1840,9 +1859,7 @@ static void *store_main(void *arg)
             jobs[n++] = j;
         }
         if (!e->fin_head) e->fin_tail = NULL;
-        /* The jobs stay: a job ends (and may be freed) only below, and
-         * result_json and error are not written once finishing is set. */
-        pthread_mutex_unlock(&e->mu);
+        pthread_mutex_unlock(&e->smu);
         char err[CUZK_ERRMSG_LEN];
         if (st->batch) {
             if (st->batch(st, ops, n, err) != CUZK_OK)
@@ -1853,7 +1870,12 @@ static void *store_main(void *arg)
         for (size_t i = n_enq; i < n; i++)
             if (ops[i].st != CUZK_OK)
                 fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", ops[i].id, ops[i].err);
-        pthread_mutex_lock(&e->mu);
+        if (n_lease < n) { /* the ended jobs' waiters: the engine's lock */
+            pthread_mutex_lock(&e->mu);
+            for (size_t i = n_lease; i < n; i++) job_finished(e, jobs[i]);
+            pthread_mutex_unlock(&e->mu);
+        }
+        pthread_mutex_lock(&e->smu);
         e->n_store_commits += st->batch ? 1 : n;
         e->n_store_ops += n;
         for (size_t i = 0; i < n_enq; i++) { /* the submitters' answers */
@@ -1866,10 +1888,8 @@ static void *store_main(void *arg)
             enq = next;
         }
         if (n_enq) pthread_cond_broadcast(&e->cv_enq);
-        for (size_t i = n_lease; i < n; i++) job_finished(e, jobs[i]);
     }
-    e->store_alive = 0;
-    pthread_mutex_unlock(&e->mu);
+    pthread_mutex_unlock(&e->smu);
     return NULL;
 }
 
@@ -2045,11 +2065,17 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
         } else {
             w->kind = 4;
             fn = store_main;
+            pthread_mutex_lock(&e->smu);
             e->store_alive = 1;
+            pthread_mutex_unlock(&e->smu);
         }
         if (pthread_create(&w->th, NULL, fn, w)) {
             if (w->kind == 0) e->n_witness_alive--;
-            if (w->kind == 4) e->store_alive = 0;
+            if (w->kind == 4) {
+                pthread_mutex_lock(&e->smu);
+                e->store_alive = 0;
+                pthread_mutex_unlock(&e->smu);
+            }
             s = CUZK_ERR_NO_MEMORY;
             seterr(err, "cannot create threads");
             break;
@@ -2083,10 +2109,10 @@ void cuzk_engine_stop(cuzk_engine *e, int drain)
     for (size_t i = 0; i < e->n_workers; i++)
         if (e->workers[i].started && e->workers[i].kind < 3) pthread_join(e->workers[i].th, NULL);
     /* The store thread last: it commits what the pipeline ended. */
-    pthread_mutex_lock(&e->mu);
+    pthread_mutex_lock(&e->smu);
     e->store_quit = 1;
     pthread_cond_broadcast(&e->cv_store);
-    pthread_mutex_unlock(&e->mu);
+    pthread_mutex_unlock(&e->smu);
     for (size_t i = 0; i < e->n_workers; i++)
         if (e->workers[i].started && e->workers[i].kind == 4) pthread_join(e->workers[i].th, NULL);
     pthread_mutex_lock(&e->mu);
@@ -2157,6 +2183,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
     free(e->dev_failures);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->obs_mu);
+    pthread_mutex_destroy(&e->smu);
     pthread_cond_destroy(&e->cv_work);
     pthread_cond_destroy(&e->cv_done);
     pthread_cond_destroy(&e->cv_collect);
@@ -2377,8 +2404,10 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
     st->threads_witness = e->n_witness;
     st->threads_prover = e->n_devices * e->ppd;
     st->threads_other = 2 + (e->cfg.store ? 1 : 0);
+    pthread_mutex_lock(&e->smu);
     st->store_commits = e->n_store_commits;
     st->store_ops = e->n_store_ops;
+    pthread_mutex_unlock(&e->smu);
     pthread_mutex_unlock(&e->mu);
     st->pool_threads = cuzk_pool_size();
     return CUZK_OK;

@@ -2,8 +2,9 @@
  * pipeline, keys) and report.c (results, timeline, status, metrics).
  *
  * Locking: one mutex (engine.mu) guards every queue, job, circuit and
- * budget field; obs_mu guards the timeline ring and the histograms and is
- * taken only inside mu or alone (never the other way round). Slow work
+ * budget field; obs_mu guards the timeline ring and the histograms, smu the
+ * store thread's queues; both are taken only inside mu or alone (never the
+ * other way round). Slow work
  * (key loads, setup, workspace creation, witnesses, proofs, verification,
  * store calls) runs with mu released.
  */
@@ -193,6 +194,11 @@ struct cuzk_engine {
 
     /* The store thread's work: jobs to lease, then jobs to finish, each
      * FIFO; it commits what is there in one transaction (store_main). */
+    /* smu guards the three queues, cv_store, cv_enq, store_quit and the
+     * counters, so a submit waits for its commit without the engine's mu;
+     * taken inside mu or alone, never the other way round. store_alive is
+     * written holding both (read under either). */
+    pthread_mutex_t smu;
     pthread_cond_t cv_store, cv_enq;
     ejob *lease_head, *lease_tail, *fin_head, *fin_tail;
     struct eenq *enq_head, *enq_tail; /* submits waiting for their commit */
