@@ -174,6 +174,41 @@ static void prover_gaps(cuzk_engine *e)
            ng, gap[ng / 2], sum / (double)ng, gap[ng - 1]);
     printf("engine attempt (PROVE_START to PROVE_END) beyond the prover's own time: mean %.3f ms\n",
            n_att ? in_att / (double)n_att : 0.0);
+    /* Witness against prover: the share of the prover's attempts that ran
+     * beside a witness, and their mean time with a witness beside them for
+     * more than half of it against the others (the throttle's effect). */
+    int wit = 0;
+    int64_t pstart = -1, last = 0;
+    double beside = 0, busy = 0, ms_w = 0, ms_n = 0, cur_beside = 0;
+    size_t nw = 0, nn = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = ev[i].t_us;
+        if (pstart >= 0 && wit > 0) cur_beside += (double)(t - last);
+        last = t;
+        if (ev[i].kind == CUZK_EV_WITNESS_START) wit++;
+        if (ev[i].kind == CUZK_EV_WITNESS_END && wit > 0) wit--;
+        if (ev[i].kind == CUZK_EV_PROVE_START) {
+            pstart = t;
+            cur_beside = 0;
+        }
+        if (ev[i].kind == CUZK_EV_PROVE_END && pstart >= 0) {
+            double len = (double)(t - pstart);
+            busy += len;
+            beside += cur_beside;
+            if (cur_beside > len / 2) {
+                ms_w += ev[i].ms;
+                nw++;
+            } else {
+                ms_n += ev[i].ms;
+                nn++;
+            }
+            pstart = -1;
+        }
+    }
+    printf("engine prover beside a witness: %.1f%% of its attempts' time; prover ms with a "
+           "witness beside it %.3f (%zu), without %.3f (%zu)\n",
+           busy > 0 ? 100.0 * beside / busy : 0.0, nw ? ms_w / (double)nw : 0.0, nw,
+           nn ? ms_n / (double)nn : 0.0, nn);
 out:
     free(ev);
     free(gap);
@@ -183,17 +218,20 @@ int bench_engine(int argc, char **argv)
 {
     bench_src b = {"winning-32g", NULL, 12, NULL, 0};
     const char *wtns_path = NULL, *store_dir = NULL;
-    unsigned jobs = 20, threads = 0, provers = 1, wworkers = 1, rounds = 3;
+    unsigned jobs = 20, threads = 0, provers = 1, wworkers = 1, rounds = 3, wthreads = 0;
+    int wnice = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: cuzk-bench engine [--circuit ID --size N | --zkey K.zkey --wtns W.wtns]\n"
                    "                         [--jobs N] [--rounds R] [--threads T] [--provers P]\n"
                    "                         [--witness-workers W] [--store DIR]\n"
+                   "                         [--witness-threads T] [--witness-nice N]\n"
                    "The engine's overhead: N proofs (default 20) of one circuit (default\n"
                    "winning-32g at 2^12) by cuzk_prove in a loop, then through an engine\n"
                    "(one device, P prover workers, W witness workers; with --store an\n"
-                   "SQLite store in DIR), alternating R rounds (default 3).\n");
+                   "SQLite store in DIR), alternating R rounds (default 3). --witness-threads\n"
+                   "and --witness-nice: the engine's witness throttle (engine.h).\n");
             return 0;
         }
         if (!v) {
@@ -211,6 +249,8 @@ int bench_engine(int argc, char **argv)
         else if (!strcmp(a, "--provers")) provers = (unsigned)atoi(v);
         else if (!strcmp(a, "--witness-workers")) wworkers = (unsigned)atoi(v);
         else if (!strcmp(a, "--store")) store_dir = v;
+        else if (!strcmp(a, "--witness-threads")) wthreads = (unsigned)atoi(v);
+        else if (!strcmp(a, "--witness-nice")) wnice = atoi(v);
         else {
             fprintf(stderr, "cuzk-bench engine: unknown option '%s' (see --help)\n", a);
             return 2;
@@ -261,6 +301,8 @@ int bench_engine(int argc, char **argv)
     ec.backend = "cpu";
     ec.provers_per_device = provers;
     ec.witness_workers = wworkers;
+    ec.witness_threads = wthreads;
+    ec.witness_nice = wnice;
     ec.prove_threads = threads;
     ec.max_batch_size = 0; /* jobs go straight to the run queue */
     if (store_dir) {
@@ -294,10 +336,10 @@ int bench_engine(int argc, char **argv)
     if (loop_one(ws, &b, 1, NULL, err) != CUZK_OK) goto fail;
     if (engine_batch(e, name, &b, 1, 1, NULL) < 0) goto out;
 
-    printf("%s, domain 2^%u: %u jobs x %u rounds, threads %u, provers %u, witness workers %u, "
-           "store %s\n",
-           b.zkey ? b.zkey : b.circuit, pk.log_domain, jobs, rounds,
-           threads, provers, wworkers, store_dir ? "sqlite" : "none");
+    printf("%s, domain 2^%u: %u jobs x %u rounds, threads %u, provers %u, witness workers %u "
+           "(threads %u, nice %d), store %s\n",
+           b.zkey ? b.zkey : b.circuit, pk.log_domain, jobs, rounds, threads, provers, wworkers,
+           wthreads, wnice, store_dir ? "sqlite" : "none");
     printf("%-6s %10s %10s %9s\n", "round", "loop s", "engine s", "overhead");
     double lsum[NCOL] = {0}, esum[NCOL] = {0};
     for (unsigned r = 0; r < rounds; r++) {
@@ -343,6 +385,13 @@ int bench_engine(int argc, char **argv)
            "proof); engine prover busy %.1f%% of its wall\n",
            lgap, egap, 100.0 * (egap - lgap) / (lwall / n), 100.0 * esum[8] / ewall);
     prover_gaps(e);
+    cuzk_engine_status es;
+    if (st && cuzk_engine_status_get(e, &es) == CUZK_OK) {
+        printf("store thread: %llu rows, leases and ends in %llu commits (mean group %.2f)\n",
+               (unsigned long long)es.store_ops, (unsigned long long)es.store_commits,
+               es.store_commits ? (double)es.store_ops / (double)es.store_commits : 0.0);
+        cuzk_engine_status_free(&es);
+    }
     qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
     qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
     qsort(ovh, rounds, sizeof *ovh, cmp_double);

@@ -148,6 +148,9 @@ check "the same request_id returns the same job" [ "$(field id)" = "$J2" ]
 check "  ... marked existing" grep -q '"existing":true' "$W/body"
 api POST "/v1/prove" -d "{\"circuit\": \"mul\", \"wtns_path\": \"$DATA/mul.wtns\"}"
 check "POST /v1/prove with wtns_path answers done (200)" [ "$CODE:$(field state)" = 200:done ]
+api GET /v1/status
+check "status counts the store thread's commits and the rows, leases and ends they held" \
+    grep -q '"store_commits":[1-9][0-9]*.*"store_ops":[1-9]' "$W/body"
 
 # ------------------------------------------- circuits: register, keys --
 api POST /v1/circuits -d "{\"zkey_path\": \"$DATA/mul.zkey\", \"name\": \"mul2\"}"
@@ -172,6 +175,30 @@ check "evict: 200" [ "$CODE" = 200 ]
 check "  ... the key is no longer resident" sh -c "! grep -q '\"tier\":\"resident\"' '$W/body'"
 api POST /v1/circuits/nope/preload
 check "preload of an unknown circuit: 404" [ "$CODE" = 404 ]
+
+# A registration runs on the loader thread with its connection suspended:
+# three setups at once hold none of the 2 HTTP threads, so status answers
+# while all three are in progress (queued or loading).
+REGS=
+for n in 1 2 3; do
+    curl -s -o "$W/reg$n" -w '%{http_code}' --max-time 300 --unix-socket "$SOCK" -X POST \
+        -d "{\"builtin\": \"winning-32g\", \"size\": 13, \"setup_seed\": $n, \"name\": \"slow$n\"}" \
+        http://cuzk/v1/circuits >"$W/reg$n.code" &
+    REGS="$REGS $!"
+done
+SEEN=0
+for i in $(seq 1 600); do
+    CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status)
+    [ "$CODE" = 200 ] || die "status during registrations: $CODE"
+    if grep -q '"registrations":3' "$W/body"; then SEEN=1; break; fi
+    grep -q '"registrations":0' "$W/body" && [ -s "$W/reg3.code" ] && break
+    sleep 0.05
+done
+check "status answers while 3 registrations are in progress" [ "$SEEN" = 1 ]
+wait $REGS
+check "  ... and each registers (201)" [ "$(cat "$W/reg1.code" "$W/reg2.code" "$W/reg3.code")" = 201201201 ]
+api GET /v1/circuits/slow3
+check "  ... slow3 is listed" [ "$CODE:$(field name)" = 200:slow3 ]
 
 # ---------------------------------------------------- cancel, priorities --
 # Blockers first, so that the later jobs wait in the run queue together.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -242,6 +243,72 @@ static void test_basic(void)
     CHECK(n_mem == n_end && n_end >= 2 * 20);
     CHECK(n_dev > 0 && !strcmp(cuzk_event_kind_name(CUZK_EV_MEM), "mem"));
     cuzk_engine_destroy(e);
+}
+
+/* Writes the insecure key of WIN at log_size to path. */
+static void write_key(const char *path, unsigned log_size)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_groth16_pk pk = {0};
+    CHECK_MSG(cuzk_circuit_setup(&pk, WIN, log_size, &seed1, err) == CUZK_OK, "%s", err);
+    CHECK_MSG(cuzk_keyfile_write(path, &pk, CUZK_SETUP_LABEL, 0, err) == CUZK_OK, "%s", err);
+    cuzk_circuit *ci = NULL;
+    CHECK(cuzk_circuit_open(&ci, WIN, log_size, err) == CUZK_OK);
+    CHECK(cuzk_circuit_key_check(&pk, ci, err) == CUZK_OK);
+    cuzk_circuit_close(ci);
+    cuzk_groth16_pk_free(&pk);
+}
+
+/* A built-in registered with a key file of another size or circuit is
+ * refused at register when the counts that need no witness differ (its
+ * public inputs, its domain) — before, only a job found it, after its
+ * witness work; when only the variables differ (2^10 and 2^11 of WIN
+ * share a domain), the job fails right after the witness with a message
+ * naming the counts. */
+static void test_key_check(void)
+{
+    char err[CUZK_ERRMSG_LEN], dir[] = "/tmp/cuzk-engine-XXXXXX", k11[64], k12[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(k11, sizeof k11, "%s/w11.cuzk", dir);
+    snprintf(k12, sizeof k12, "%s/w12.cuzk", dir);
+    write_key(k11, LOG + 1);
+    write_key(k12, LOG + 2);
+
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cuzk_engine *e = mk(&cfg, 0);
+    cuzk_circuit_spec sp = {0};
+    sp.builtin = WIN;
+    sp.log_size = LOG;
+    sp.name = "w-wrong";
+    sp.key_path = k12; /* a 2^12 key (domain 2^12) for 2^10 (domain 2^11) */
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err, "w12.cuzk") && strstr(err, "domain is 2^12") &&
+                  strstr(err, "another circuit or size"), "%s", err);
+    sp.builtin = "snap-32g"; /* another circuit: other public inputs */
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err, "public inputs") && strstr(err, "another circuit or size"), "%s",
+              err);
+    sp.builtin = WIN;
+    sp.key_path = k11; /* same public inputs and domain: known at the witness */
+    CHECK_MSG(cuzk_engine_register(e, &sp, NULL, err) == CUZK_OK, "%s", err);
+    sp.log_size = LOG + 2;
+    sp.name = "w12";
+    sp.key_path = k12;
+    CHECK_MSG(cuzk_engine_register(e, &sp, NULL, err) == CUZK_OK, "%s", err);
+    start(e);
+    uint64_t bad = submit(e, "w-wrong", CUZK_PRIO_NORMAL, 3, NULL);
+    expect(e, bad, CUZK_JOB_FAILED);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, bad, &info, err) == CUZK_OK);
+    CHECK_MSG(strstr(info.error, "variables") && strstr(info.error, "another circuit or size"),
+              "%s", info.error);
+    cuzk_job_info_free(&info);
+    expect(e, submit(e, "w12", CUZK_PRIO_NORMAL, 3, NULL), CUZK_JOB_DONE);
+    cuzk_engine_destroy(e);
+    unlink(k11);
+    unlink(k12);
+    rmdir(dir);
 }
 
 /* ---------------------------------------------------------- priority -- */
@@ -755,6 +822,173 @@ static void test_restart(void)
     ms_free(&m);
 }
 
+/* The store thread: leases and ends are committed in groups through
+ * cuzk_store.batch, in order (a lease before its job's end), and no job is
+ * seen ended before its end is committed. The in-memory store gets a
+ * batch whose first call is held at a gate (a slow disk) while the
+ * prover is held too. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int hold, held;
+    size_t calls, max_group, ops;
+} sgate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+
+static cuzk_status ms_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *err)
+{
+    pthread_mutex_lock(&sgate.mu);
+    sgate.calls++;
+    sgate.ops += n;
+    if (n > sgate.max_group) sgate.max_group = n;
+    if (sgate.hold) {
+        sgate.held = 1;
+        pthread_cond_broadcast(&sgate.cv);
+        while (sgate.hold) pthread_cond_wait(&sgate.cv, &sgate.mu);
+    }
+    pthread_mutex_unlock(&sgate.mu);
+    for (size_t i = 0; i < n; i++) {
+        cuzk_store_op *o = &ops[i];
+        o->err[0] = 0;
+        if (o->kind == CUZK_STORE_OP_ENQUEUE)
+            o->st = ms_enqueue(s, o->rec, o->ms, &o->id, &o->existing, o->err);
+        else if (o->kind == CUZK_STORE_OP_LEASE) o->st = ms_lease(s, o->id, o->ms, o->err);
+        else if (o->kind == CUZK_STORE_OP_COMPLETE)
+            o->st = ms_complete(s, o->id, o->data, o->len, o->ms, o->err);
+        else
+            o->st = ms_fail(s, o->id,
+                            o->kind == CUZK_STORE_OP_CANCEL ? CUZK_STORE_CANCELED
+                                                            : CUZK_STORE_FAILED,
+                            o->data ? o->data : "", o->ms, o->err);
+        if (o->st != CUZK_OK) snprintf(o->err, sizeof o->err, "refused");
+    }
+    (void)err;
+    return CUZK_OK;
+}
+
+typedef struct {
+    cuzk_engine *e;
+    uint64_t id;
+    cuzk_status st;
+} canceler;
+
+static void *cancel_main(void *arg)
+{
+    canceler *c = arg;
+    c->st = cuzk_engine_cancel(c->e, c->id, NULL);
+    return NULL;
+}
+
+static void test_store_thread(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    static mstore m;
+    memset(&m, 0, sizeof m);
+    pthread_mutex_init(&m.mu, NULL);
+    m.base.enqueue = ms_enqueue;
+    m.base.lease = ms_lease;
+    m.base.complete = ms_complete;
+    m.base.fail = ms_fail;
+    m.base.requeue_expired = ms_requeue;
+    m.base.get = ms_get;
+    m.base.scan = ms_scan;
+    m.base.batch = ms_batch;
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.store = &m.base;
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cfg.max_batch_size = 0;
+    cuzk_engine *e = mk(&cfg, 0);
+    uint64_t id[6];
+    for (int i = 0; i < 6; i++) id[i] = submit(e, WIN, CUZK_PRIO_NORMAL, 10 + (uint64_t)i, NULL);
+    g.hold = id[0];
+    sgate.hold = 1;
+    start(e);
+    gate_wait_held(&g); /* job 1 in the prover, its lease at the store */
+    pthread_mutex_lock(&sgate.mu);
+    while (!sgate.held) pthread_cond_wait(&sgate.cv, &sgate.mu);
+    pthread_mutex_unlock(&sgate.mu);
+    /* cuzk_engine_cancel of a queued job returns once its end is
+     * committed: from threads, since the store is held. */
+    pthread_t th[5];
+    canceler cx[5];
+    for (int i = 1; i < 6; i++) {
+        cx[i - 1] = (canceler){e, id[i], CUZK_ERR_IO};
+        CHECK(pthread_create(&th[i - 1], NULL, cancel_main, &cx[i - 1]) == 0);
+    }
+    /* Jobs 4-6 (queued: no partition taken) are marked when none of their
+     * partitions counts as queued any more. */
+    for (int k = 0;; k++) {
+        cuzk_engine_status st;
+        CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+        size_t left = st.partitions_queued;
+        cuzk_engine_status_free(&st);
+        if (!left) break;
+        CHECK_MSG(k < 120000, "cancels not applied");
+        if (k >= 120000) break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    gate_release(&g); /* job 1 proves; the others' ends wait for the store */
+    cuzk_job_info info;
+    CHECK(cuzk_engine_wait(e, id[0], 300, &info, err) == CUZK_OK);
+    CHECK_MSG(info.state == CUZK_JOB_RUNNING, "job 1 is %s before its end is committed",
+              cuzk_job_state_name(info.state));
+    cuzk_job_info_free(&info);
+    for (int i = 1; i < 6; i++) {
+        CHECK(cuzk_engine_job(e, id[i], &info, err) == CUZK_OK);
+        CHECK_MSG(info.state < CUZK_JOB_DONE, "job %d is %s before its end is committed", i + 1,
+                  cuzk_job_state_name(info.state));
+        cuzk_job_info_free(&info);
+        CHECK(m.r[id[i] - 1].state <= CUZK_STORE_LEASED);
+    }
+    pthread_mutex_lock(&sgate.mu);
+    sgate.hold = 0;
+    pthread_cond_broadcast(&sgate.cv);
+    pthread_mutex_unlock(&sgate.mu);
+    for (int i = 0; i < 5; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(cx[i].st == CUZK_OK);
+    }
+    expect(e, id[0], CUZK_JOB_DONE);
+    for (int i = 1; i < 6; i++) expect(e, id[i], CUZK_JOB_CANCELED);
+    /* Committed as answered: job 1 leased then completed with its result. */
+    CHECK(m.r[id[0] - 1].state == CUZK_STORE_DONE && m.r[id[0] - 1].result &&
+          m.r[id[0] - 1].attempts == 1);
+    for (int i = 1; i < 6; i++)
+        CHECK(m.r[id[i] - 1].state == CUZK_STORE_CANCELED &&
+              !strcmp(m.r[id[i] - 1].error, "canceled"));
+    /* A submit while the store thread runs: its row goes through batch
+     * (committed before submit returns), and a second submit of its
+     * request_id is that job. */
+    size_t ops_before = sgate.ops;
+    uint64_t late = submit(e, WIN, CUZK_PRIO_NORMAL, 20, "late");
+    CHECK(late == 7 && m.n == 7 && sgate.ops > ops_before &&
+          m.r[late - 1].state <= CUZK_STORE_LEASED && !strcmp(m.r[late - 1].request_id, "late"));
+    cuzk_job_request rq = {0};
+    rq.circuit = WIN;
+    rq.inputs = "{\"seed\": 21}";
+    rq.request_id = "late";
+    uint64_t again = 0;
+    int ex = 0;
+    CHECK(cuzk_engine_submit(e, &rq, &again, &ex, err) == CUZK_OK && ex && again == late);
+    expect(e, late, CUZK_JOB_DONE);
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    /* 6 ends and the leases of the jobs a witness worker took (job 1, and
+     * up to the ready capacity more), grouped: the held first call made
+     * the rest gather. */
+    CHECK_MSG(st.store_ops == sgate.ops && st.store_commits == sgate.calls &&
+                  st.store_ops >= 10 && st.store_commits < st.store_ops && sgate.max_group >= 4,
+              "store: %llu ops in %llu commits, largest %zu", (unsigned long long)st.store_ops,
+              (unsigned long long)st.store_commits, sgate.max_group);
+    CHECK(st.threads_other == 3);
+    cuzk_engine_status_free(&st);
+    cuzk_engine_destroy(e);
+    ms_free(&m);
+}
+
 /* --------------------------------------------------- prover affinity -- */
 
 /* Holds the first attempts of two jobs until released, and records the
@@ -962,6 +1196,7 @@ int main(void)
     test_seed("test_engine");
     test_wire_names();
     test_basic();
+    test_key_check();
     test_priority();
     test_batch();
     test_cancel();
@@ -969,6 +1204,7 @@ int main(void)
     test_retry();
     test_budget();
     test_restart();
+    test_store_thread();
     test_affinity();
     test_cpu_fallback();
     return test_done("test_engine");

@@ -1,6 +1,6 @@
 /* The SQLite job store (store.h) on real files in a fresh temporary
  * directory: every transition of the diagram and the refused ones,
- * idempotent enqueue, get, scan order, requeue of expired leases, purge,
+ * idempotent enqueue, batch, get, scan order, requeue of expired leases, purge,
  * reopen, a child killed with SIGKILL mid-work, four threads enqueueing at
  * once, and files that are not a store. */
 #include <errno.h>
@@ -652,9 +652,87 @@ static void rm_dir(void)
 {
     const char *names[] = {"transitions.db", "idem.db", "scan.db", "requeue.db", "purge.db",
                            "crash.db", "threads.db", "random.bin", "text.txt", "other.db",
-                           "newer.db", "empty.db"};
+                           "newer.db", "empty.db", "batch.db"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) fresh_path(names[i]);
     CHECK_MSG(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+}
+
+/* batch: leases, ends and refusals in one transaction, in order; the
+ * refused ops change nothing and leave the others; the result survives a
+ * reopen (committed). */
+static void test_batch(void)
+{
+    const char *path = fresh_path("batch.db");
+    cuzk_store *s = open_ok(path);
+    char err[CUZK_ERRMSG_LEN];
+    CHECK(s->batch != NULL);
+    uint64_t a = enq(s, "ba", "{}", T0), b = enq(s, "bb", "{}", T0), c = enq(s, "bc", "{}", T0);
+    cuzk_store_op ops[8];
+    memset(ops, 0, sizeof ops);
+    /* lease a, b; complete a (LEASED by op 0: order matters); complete c
+     * (QUEUED: refused); cancel b; lease 999 (no job); an unknown kind;
+     * fail c from QUEUED. */
+    ops[0] = (cuzk_store_op){.kind = CUZK_STORE_OP_LEASE, .id = a, .ms = T0 + 100};
+    ops[1] = (cuzk_store_op){.kind = CUZK_STORE_OP_LEASE, .id = b, .ms = T0 + 100};
+    ops[2] = (cuzk_store_op){.kind = CUZK_STORE_OP_COMPLETE, .id = a, .ms = T0 + 5,
+                             .data = "proof-a", .len = 7};
+    ops[3] = (cuzk_store_op){.kind = CUZK_STORE_OP_COMPLETE, .id = c, .ms = T0 + 5,
+                             .data = "x", .len = 1};
+    ops[4] = (cuzk_store_op){.kind = CUZK_STORE_OP_CANCEL, .id = b, .ms = T0 + 6,
+                             .data = "canceled"};
+    ops[5] = (cuzk_store_op){.kind = CUZK_STORE_OP_LEASE, .id = 999, .ms = T0};
+    ops[6] = (cuzk_store_op){.kind = (cuzk_store_op_kind)9, .id = a};
+    ops[7] = (cuzk_store_op){.kind = CUZK_STORE_OP_FAIL, .id = c, .ms = T0 + 7, .data = NULL};
+    CHECK(s->batch(s, ops, 8, err) == CUZK_OK && err[0] == 0);
+    CHECK(ops[0].st == CUZK_OK && ops[1].st == CUZK_OK && ops[2].st == CUZK_OK);
+    CHECK_MSG(ops[3].st == CUZK_ERR_INVALID_ARGUMENT && strstr(ops[3].err, "QUEUED"), "%s",
+              ops[3].err);
+    CHECK(ops[4].st == CUZK_OK);
+    CHECK_MSG(ops[5].st == CUZK_ERR_INVALID_ARGUMENT && strstr(ops[5].err, "no job 999"), "%s",
+              ops[5].err);
+    CHECK_MSG(ops[6].st == CUZK_ERR_INVALID_ARGUMENT && strstr(ops[6].err, "unknown kind"), "%s",
+              ops[6].err);
+    CHECK(ops[7].st == CUZK_OK);
+    CHECK(s->batch(s, ops, 0, err) == CUZK_OK);
+    /* Enqueue in a batch: a new job, a known request_id, a bad one. */
+    cuzk_store_rec nr = mkrec("bd", "porep-32g", 2, "{\"d\":1}"), kr = mkrec("ba", "x", 1, "{}"),
+                   br = mkrec("", "porep-32g", 1, "{}");
+    memset(br.circuit, 'c', sizeof br.circuit); /* no terminator within the bound */
+    cuzk_store_op eo[3];
+    memset(eo, 0, sizeof eo);
+    for (int i = 0; i < 3; i++) {
+        eo[i].kind = CUZK_STORE_OP_ENQUEUE;
+        eo[i].ms = T0 + 9;
+    }
+    eo[0].rec = &nr;
+    eo[1].rec = &kr;
+    eo[2].rec = &br;
+    CHECK(s->batch(s, eo, 3, err) == CUZK_OK);
+    CHECK(eo[0].st == CUZK_OK && eo[0].existing == 0 && eo[0].id == c + 1);
+    CHECK(eo[1].st == CUZK_OK && eo[1].existing == 1 && eo[1].id == a);
+    CHECK_MSG(eo[2].st == CUZK_ERR_INVALID_ARGUMENT && strstr(eo[2].err, "at most"), "%s",
+              eo[2].err);
+    CHECK(s->batch(s, NULL, 1, err) == CUZK_ERR_INVALID_ARGUMENT && err[0]);
+    s->close(s);
+
+    s = open_ok(path);
+    cuzk_store_rec r;
+    CHECK(s->get(s, a, NULL, &r, err) == CUZK_OK);
+    CHECK(r.state == CUZK_STORE_DONE && r.attempts == 1 && r.result_len == 7 &&
+          !strcmp(r.result, "proof-a") && r.finished_ms == T0 + 5);
+    cuzk_store_rec_free(&r);
+    CHECK(s->get(s, b, NULL, &r, err) == CUZK_OK);
+    CHECK(r.state == CUZK_STORE_CANCELED && !strcmp(r.error, "canceled") && r.attempts == 1);
+    cuzk_store_rec_free(&r);
+    CHECK(s->get(s, c, NULL, &r, err) == CUZK_OK);
+    CHECK(r.state == CUZK_STORE_FAILED && r.error[0] == 0 && r.attempts == 0);
+    cuzk_store_rec_free(&r);
+    CHECK(s->get(s, c + 1, NULL, &r, err) == CUZK_OK);
+    CHECK(r.state == CUZK_STORE_QUEUED && !strcmp(r.request_id, "bd") && r.priority == 2 &&
+          !strcmp(r.request, "{\"d\":1}") && r.created_ms == T0 + 9);
+    cuzk_store_rec_free(&r);
+    CHECK(state_of(s, c + 2) == -1);
+    s->close(s);
 }
 
 int main(void)
@@ -670,6 +748,7 @@ int main(void)
     test_idempotent();
     test_scan();
     test_requeue();
+    test_batch();
     test_purge_reopen();
     test_crash();
     test_threads();

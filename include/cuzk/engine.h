@@ -28,6 +28,7 @@
  *
  *   threads = witness_workers + n_devices * provers_per_device
  *             + 1 (finalizer) + 1 (batch collector and timers)
+ *             + 1 (store thread, with a store)
  *   plus cuzk_pool_size() pool workers shared with the rest of the process.
  *
  * Scheduling: CRITICAL > HIGH > NORMAL > LOW; within a priority the oldest
@@ -82,13 +83,18 @@
  * before submit returns (the request serialized as JSON: {"circuit",
  * "priority", "inputs"} or {"circuit", "priority", "wtns": base64}),
  * leased while it runs, and completed with its result JSON
- * (cuzk_engine_result_json's text) or failed. cuzk_engine_start requeues
+ * (cuzk_engine_result_json's text) or failed. Leases and ends go through
+ * one store thread that commits what has gathered in one transaction
+ * (cuzk_store.batch): the pipeline never waits for the disk, and a job's
+ * end is seen by cuzk_engine_wait (and the API) only once committed. cuzk_engine_start requeues
  * every lease (one engine per store: at start every lease left belongs to
  * a dead process; requeue_expired is called with INT64_MAX) and re-queues
  * every QUEUED job, so nothing accepted is lost and a DONE job is never
- * proved again; a request_id already in the store returns that job.
- * Without a store, jobs and results live in memory (request_id dedup in
- * memory too).
+ * proved again; a request_id already in the store returns that job
+ * (until the store's purge deletes the finished job: the window is the
+ * purge's age). Without a store, jobs and results live in memory
+ * (request_id dedup in memory too, while the job is among the
+ * results_keep finished jobs kept).
  *
  * Thread safety: every function may be called from any thread, except
  * cuzk_engine_destroy (no other call in progress or after).
@@ -177,6 +183,17 @@ typedef struct {
     unsigned ready_capacity;     /* ready-queue slots; 0 = 2 per device */
     unsigned prove_threads;      /* nthreads of each proof (ranges the pool
                                   * cuts the work into); 0 = pool size */
+    /* The witness yields to the provers (the host work that feeds them):
+     * while any prover is busy, a witness is cut into witness_threads
+     * ranges (1: it runs on its worker thread alone, leaving the pool to
+     * the provers; 0 = prove_threads, no yielding), and witness workers
+     * run at nice witness_nice (0..19, Linux per-thread priority; 0 = as
+     * the process). Besides, a witness worker takes a partition only while
+     * the ready queue has room (ready_capacity): the witness never runs
+     * ahead of the provers. Defaults 0, 0: docs/perf.md ("witness versus
+     * prover") has the measurement. */
+    unsigned witness_threads;
+    int witness_nice;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
     int self_verify;             /* verify every proof before returning it */
@@ -354,7 +371,8 @@ cuzk_status cuzk_engine_job(cuzk_engine *e, uint64_t id, cuzk_job_info *info, ch
 cuzk_status cuzk_engine_wait(cuzk_engine *e, uint64_t id, int64_t timeout_ms,
                              cuzk_job_info *info, char *err);
 
-/* Cancels job id: a queued job ends CANCELED now; a running one at its
+/* Cancels job id: a queued job ends CANCELED now (with a store: returns
+ * once that is committed); a running one at its
  * partitions' next stage boundary (cuzk_engine_wait sees it). A finished
  * job is left as it is. Unknown id: CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t id, char *err);
@@ -545,6 +563,9 @@ typedef struct {
      * before start) */
     size_t n_lanes;
     cuzk_lane_status *lanes;  /* owned */
+    /* the store thread: transactions committed, and the leases and ends
+     * they held (ops / commits = the mean group) */
+    uint64_t store_commits, store_ops;
 } cuzk_engine_status;
 
 /* Fills a snapshot; free with cuzk_engine_status_free. */

@@ -233,6 +233,14 @@ typedef struct {
 cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *cj, cuzk_cs *cs,
                                      unsigned nthreads, char *err);
 
+/* Whether pk can be a key of the built-in circuit ci (open at its size),
+ * from what needs no witness: its public inputs (exact) and its domain
+ * (against the constraint estimate). CUZK_ERR_INVALID_ARGUMENT with a
+ * message naming the counts when not; the variables are only known from a
+ * witness (cuzk_prove checks them after it). Cheap: call it before
+ * computing a witness. */
+cuzk_status cuzk_circuit_key_check(const cuzk_groth16_pk *pk, const cuzk_circuit *ci, char *err);
+
 /* An insecure key (groth16.h's setup: FOR TESTS AND BENCHMARKS) for the
  * built-in circuit id at log_size (0 = full size): one partition recorded,
  * then cuzk_groth16_setup with snarkjs roots, the toxic waste derived from

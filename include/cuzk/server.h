@@ -130,6 +130,7 @@ typedef struct {
     /* The engine's knobs, copied into cuzk_engine_config (engine.h). */
     char backend[16];
     unsigned devices, provers_per_device, witness_workers, ready_capacity, prove_threads;
+    unsigned witness_threads, witness_nice;
     unsigned max_batch_size, max_batch_wait_ms, max_attempts;
     int self_verify;
     uint64_t budget_host, budget_pinned, budget_device;

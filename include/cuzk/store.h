@@ -16,9 +16,12 @@
  * Durability: enqueue, complete and fail return only after their change is
  * committed to stable storage (the SQLite store: a transaction in WAL mode
  * with synchronous=FULL), so a job the engine acknowledged survives
- * kill -9 and power loss. Idempotency: a request_id names a job for good;
- * enqueueing it again returns the job already there (and its state), so a
- * client that retries after a crash never has a job proved twice.
+ * kill -9 and power loss. Idempotency: a request_id names its job until
+ * purge deletes the finished job; enqueueing it again meanwhile returns the
+ * job already there (and its state), so a client that retries after a
+ * crash never has a job proved twice. After the purge the request_id is
+ * free again: the retry window is the purge's age (the daemon's
+ * keep_results).
  *
  * Threads: every function may be called from any thread; the store
  * serializes them. Times are milliseconds since the Unix epoch (wall
@@ -81,6 +84,29 @@ void cuzk_store_rec_free(cuzk_store_rec *r); /* frees request and result */
  * read before the first call). */
 typedef int (*cuzk_store_scan_fn)(void *ctx, const cuzk_store_rec *r);
 
+/* One change of cuzk_store.batch: add, lease, complete or fail a job. */
+typedef enum {
+    CUZK_STORE_OP_LEASE = 0,    /* QUEUED -> LEASED until ms (attempts + 1) */
+    CUZK_STORE_OP_COMPLETE = 1, /* LEASED -> DONE with data (the result), at ms */
+    CUZK_STORE_OP_FAIL = 2,     /* QUEUED or LEASED -> FAILED with data (the reason), at ms */
+    CUZK_STORE_OP_CANCEL = 3,   /* QUEUED or LEASED -> CANCELED with data, at ms */
+    CUZK_STORE_OP_ENQUEUE = 4   /* enqueue's: rec at ms; id and existing are set */
+} cuzk_store_op_kind;
+
+typedef struct {
+    cuzk_store_op_kind kind;
+    uint64_t id;        /* the job (ENQUEUE: out, as enqueue's *id) */
+    const cuzk_store_rec *rec; /* ENQUEUE: the job to add (the caller's) */
+    int existing;       /* ENQUEUE, out: as enqueue's *existing */
+    int64_t ms;         /* LEASE: the lease's deadline; else the finish time */
+    const char *data;   /* COMPLETE: len bytes of result; FAIL, CANCEL: a C
+                         * string (NULL = ""); the caller's, read during the
+                         * call only */
+    size_t len;
+    cuzk_status st;     /* out: this op's outcome, as the single call's */
+    char err[CUZK_ERRMSG_LEN]; /* out: its message when st is not CUZK_OK */
+} cuzk_store_op;
+
 typedef struct cuzk_store cuzk_store;
 struct cuzk_store {
     /* Adds a QUEUED job from rec's request_id, circuit, priority and
@@ -121,6 +147,15 @@ struct cuzk_store {
     cuzk_status (*purge)(cuzk_store *s, int64_t before_ms, size_t *n, char *err);
     /* Closes the store and frees s. NULL-safe through cuzk_store_close. */
     void (*close)(cuzk_store *s);
+    /* Applies ops[0..n) in order in one transaction, committed before it
+     * returns (one fsync for all: the engine's store thread commits leases
+     * and results in groups this way). An op that its job's state refuses
+     * (or an unknown id, a result over CUZK_STORE_MAX_BLOB) gets its own
+     * st and err and changes nothing; the others still apply. The return
+     * is CUZK_OK unless the transaction itself failed (then no op applied,
+     * each op's st is that error). May be NULL in a store without it: the
+     * engine then calls lease, complete and fail one by one. */
+    cuzk_status (*batch)(cuzk_store *s, cuzk_store_op *ops, size_t n, char *err);
 };
 
 /* Opens (creating if absent) the SQLite store at path: WAL mode,

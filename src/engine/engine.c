@@ -10,6 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cuzk/pool.h>
 
 #include "engine/engine_internal.h"
@@ -128,6 +132,11 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     if (!e->cfg.lease_ms) e->cfg.lease_ms = 600000;
     if (!e->cfg.timeline_capacity) e->cfg.timeline_capacity = 65536;
     if (!e->cfg.results_keep) e->cfg.results_keep = 4096;
+    if (e->cfg.witness_nice < 0 || e->cfg.witness_nice > 19) {
+        free(e);
+        seterr(err, "witness_nice %d: 0..19", cfg->witness_nice);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     if (e->n_devices > 32) {
         free(e);
         seterr(err, "at most 32 devices");
@@ -150,12 +159,15 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->obs_mu, NULL);
+    pthread_mutex_init(&e->smu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&e->cv_work, &ca);
     pthread_cond_init(&e->cv_done, &ca);
     pthread_cond_init(&e->cv_collect, &ca);
+    pthread_cond_init(&e->cv_store, &ca);
+    pthread_cond_init(&e->cv_enq, &ca);
     pthread_condattr_destroy(&ca);
     e->next_id = 1;
     e->next_seq = 1;
@@ -291,18 +303,17 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
         copystr(c->builtin, sizeof c->builtin, inf->id);
         c->log_size = spec->log_size;
         c->partitions = inf->partitions;
-        uint32_t n_inputs = inf->n_inputs;
-        cuzk_circuit_close(ci);
         if (spec->key_path) {
-            if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) != CUZK_OK) goto fail;
+            /* The key's counts now, not after a job's witness work. */
+            char kerr[CUZK_ERRMSG_LEN];
+            if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) == CUZK_OK &&
+                (s = cuzk_circuit_key_check(&c->pk, ci, kerr)) != CUZK_OK)
+                seterr(err, "register: %s: %s", c->key_path, kerr);
+            cuzk_circuit_close(ci);
+            if (s != CUZK_OK) goto fail;
             c->file_key = 1;
-            if (c->pk.n_public + 1 != n_inputs) {
-                seterr(err, "register: %s is not a key of %s at 2^%u (%u public inputs, not %u)",
-                       c->key_path, c->builtin, c->log_size, c->pk.n_public, n_inputs - 1);
-                s = CUZK_ERR_INVALID_ARGUMENT;
-                goto fail;
-            }
         } else {
+            cuzk_circuit_close(ci);
             if ((s = cuzk_circuit_setup(&c->pk, c->builtin, c->log_size, spec->setup_seed, err)) != CUZK_OK) goto fail;
             copystr(c->label, sizeof c->label, CUZK_SETUP_LABEL);
         }
@@ -1144,7 +1155,28 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint6
         rec.request = req;
         rec.request_len = strlen(req);
         int ex = 0;
-        s = e->cfg.store->enqueue(e->cfg.store, &rec, wall_ms(), &j->id, &ex, err);
+        /* With the store thread running, the row is committed in its next
+         * group (with other submits' rows, leases and ends: one fsync for
+         * all) and submit returns once that is done; else here. */
+        pthread_mutex_lock(&e->smu);
+        if (e->store_alive && e->cfg.store->batch) {
+            eenq q;
+            memset(&q, 0, sizeof q);
+            q.rec = &rec;
+            if (e->enq_tail) e->enq_tail->next = &q;
+            else e->enq_head = &q;
+            e->enq_tail = &q;
+            pthread_cond_signal(&e->cv_store);
+            while (!q.done) pthread_cond_wait(&e->cv_enq, &e->smu);
+            pthread_mutex_unlock(&e->smu);
+            s = q.st;
+            j->id = q.id;
+            ex = q.existing;
+            if (s != CUZK_OK) seterr(err, "%s", q.err);
+        } else {
+            pthread_mutex_unlock(&e->smu);
+            s = e->cfg.store->enqueue(e->cfg.store, &rec, wall_ms(), &j->id, &ex, err);
+        }
         free(req);
         if (s != CUZK_OK) {
             job_free(j);
@@ -1192,11 +1224,72 @@ static void jobs_trim(cuzk_engine *e)
     }
 }
 
-/* Ends job j (state DONE, FAILED or CANCELED): the store first (so that
- * a waiter never sees a state the store does not hold), then the waiters.
- * Under mu (released for the store call); j->inflight is 0. */
-static void jobs_trim(cuzk_engine *e);
+/* The store's op that ends j in state st. */
+static cuzk_store_op fin_op(const ejob *j, cuzk_job_state st, int64_t now_ms)
+{
+    cuzk_store_op o;
+    memset(&o, 0, sizeof o);
+    o.id = j->id;
+    o.ms = now_ms;
+    if (st == CUZK_JOB_DONE) {
+        o.kind = CUZK_STORE_OP_COMPLETE;
+        o.data = j->result_json;
+        o.len = j->result_len;
+    } else {
+        o.kind = st == CUZK_JOB_CANCELED ? CUZK_STORE_OP_CANCEL : CUZK_STORE_OP_FAIL;
+        o.data = j->error;
+    }
+    return o;
+}
 
+/* One op through the store's single calls (a store without batch, or the
+ * engine not started or stopped). No lock held. */
+static cuzk_status store_one(cuzk_store *st, cuzk_store_op *o)
+{
+    switch (o->kind) {
+    case CUZK_STORE_OP_ENQUEUE:
+        o->st = st->enqueue(st, o->rec, o->ms, &o->id, &o->existing, o->err);
+        break;
+    case CUZK_STORE_OP_LEASE: o->st = st->lease(st, o->id, o->ms, o->err); break;
+    case CUZK_STORE_OP_COMPLETE:
+        o->st = st->complete(st, o->id, o->data, o->len, o->ms, o->err);
+        break;
+    default:
+        o->st = st->fail(st, o->id,
+                         o->kind == CUZK_STORE_OP_CANCEL ? CUZK_STORE_CANCELED : CUZK_STORE_FAILED,
+                         o->data, o->ms, o->err);
+    }
+    return o->st;
+}
+
+/* The second half of job_finish, once the store holds the end (so that a
+ * waiter never sees a state the store does not hold): the state, the
+ * counters, the waiters. Under mu. */
+static void job_finished(cuzk_engine *e, ejob *j)
+{
+    cuzk_job_state st = j->fin_state;
+    j->state = st;
+    if (st == CUZK_JOB_DONE) e->n_done++;
+    else if (st == CUZK_JOB_FAILED) e->n_failed++;
+    else e->n_canceled++;
+    double total_ms = (double)(j->t_end_us - j->t_submit_us) / 1e3;
+    cuzk__engine_event(e,
+                       st == CUZK_JOB_DONE     ? CUZK_EV_DONE
+                       : st == CUZK_JOB_FAILED ? CUZK_EV_FAILED
+                                               : CUZK_EV_CANCELED,
+                       j, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, total_ms, j->parts_done, j->status);
+    if (st == CUZK_JOB_DONE) cuzk__engine_hist(e, EH_JOB, total_ms);
+    e->n_finished++;
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_cond_broadcast(&e->cv_work);
+    jobs_trim(e);
+}
+
+/* Ends job j (state DONE, FAILED or CANCELED). With a store the end is
+ * committed first: handed to the store thread, which commits ends in
+ * groups and then calls job_finished (the finalizer does not wait for the
+ * disk); before start or after stop, committed here with mu released.
+ * Under mu; j->inflight is 0. */
 static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
 {
     if (j->finishing) return;
@@ -1213,36 +1306,25 @@ static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
             seterr(j->error, "out of memory for the result");
         }
     }
+    j->fin_state = st;
+    if (e->cfg.store && e->store_alive) { /* store_alive: read under mu */
+        pthread_mutex_lock(&e->smu);
+        j->next_fin = NULL;
+        if (e->fin_tail) e->fin_tail->next_fin = j;
+        else e->fin_head = j;
+        e->fin_tail = j;
+        pthread_cond_signal(&e->cv_store);
+        pthread_mutex_unlock(&e->smu);
+        return;
+    }
     if (e->cfg.store) {
         pthread_mutex_unlock(&e->mu);
-        char serr[CUZK_ERRMSG_LEN];
-        cuzk_status s;
-        if (st == CUZK_JOB_DONE)
-            s = e->cfg.store->complete(e->cfg.store, j->id, j->result_json, j->result_len,
-                                       wall_ms(), serr);
-        else
-            s = e->cfg.store->fail(e->cfg.store, j->id,
-                                   st == CUZK_JOB_CANCELED ? CUZK_STORE_CANCELED
-                                                           : CUZK_STORE_FAILED,
-                                   j->error, wall_ms(), serr);
-        if (s != CUZK_OK) fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, serr);
+        cuzk_store_op o = fin_op(j, st, wall_ms());
+        if (store_one(e->cfg.store, &o) != CUZK_OK)
+            fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, o.err);
         pthread_mutex_lock(&e->mu);
     }
-    j->state = st;
-    if (st == CUZK_JOB_DONE) e->n_done++;
-    else if (st == CUZK_JOB_FAILED) e->n_failed++;
-    else e->n_canceled++;
-    double total_ms = (double)(j->t_end_us - j->t_submit_us) / 1e3;
-    cuzk__engine_event(e,
-                       st == CUZK_JOB_DONE     ? CUZK_EV_DONE
-                       : st == CUZK_JOB_FAILED ? CUZK_EV_FAILED
-                                               : CUZK_EV_CANCELED,
-                       j, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, total_ms, j->parts_done, j->status);
-    if (st == CUZK_JOB_DONE) cuzk__engine_hist(e, EH_JOB, total_ms);
-    e->n_finished++;
-    pthread_cond_broadcast(&e->cv_done);
-    pthread_cond_broadcast(&e->cv_work);
-    jobs_trim(e);
+    job_finished(e, j);
 }
 
 /* Marks j to stop (1 cancel, 2 failed with st/msg); ends it now when no
@@ -1310,7 +1392,7 @@ static void part_release(cuzk_engine *e, epart *p)
 }
 
 /* Computes p's witness into p->w. No lock held. */
-static cuzk_status witness_compute(cuzk_engine *e, eworker *wk, epart *p, size_t ci_idx,
+static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigned nthreads,
                                    char *err)
 {
     ejob *j = p->j;
@@ -1352,9 +1434,18 @@ static cuzk_status witness_compute(cuzk_engine *e, eworker *wk, epart *p, size_t
         cj.inputs = j->inputs[p->idx];
         cj.inputs_len = strlen(cj.inputs);
     }
-    s = cuzk_circuit_job_witness(wk->ci[ci_idx], &cj, &wk->cs[ci_idx], e->cfg.prove_threads,
-                                 err);
-    if (s == CUZK_OK) s = cuzk_cs_witness(&wk->cs[ci_idx], p->w, c->n_vars);
+    s = cuzk_circuit_job_witness(wk->ci[ci_idx], &cj, &wk->cs[ci_idx], nthreads, err);
+    if (s == CUZK_OK) {
+        cuzk_cs_shape sh;
+        cuzk_cs_get_shape(&wk->cs[ci_idx], &sh);
+        if ((uint64_t)sh.n_inputs + sh.n_aux != c->n_vars) {
+            seterr(err, "witness: %s has %llu variables, its key %u: the key is for another "
+                        "circuit or size", c->name, (unsigned long long)sh.n_inputs + sh.n_aux,
+                   c->n_vars);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
+        s = cuzk_cs_witness(&wk->cs[ci_idx], p->w, c->n_vars);
+    }
     if (s != CUZK_OK && err && !err[0]) seterr(err, "witness: %s", cuzk_strerror(s));
     return s;
 }
@@ -1388,6 +1479,12 @@ static void *witness_main(void *arg)
     eworker *wk = arg;
     cuzk_engine *e = wk->e;
     char err[CUZK_ERRMSG_LEN];
+    /* Linux: a thread's nice is its own (setpriority on its tid). Raising
+     * it needs no privilege; a failure leaves the thread as it was. */
+    if (e->cfg.witness_nice &&
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), e->cfg.witness_nice) != 0)
+        fprintf(stderr, "cuzk: witness worker: setpriority(%d): %s\n", e->cfg.witness_nice,
+                strerror(errno));
     pthread_mutex_lock(&e->mu);
     for (;;) {
         epart *p = NULL;
@@ -1410,13 +1507,19 @@ static void *witness_main(void *arg)
             j->state = CUZK_JOB_RUNNING;
             j->t_start_us = cuzk__engine_now_us();
         }
+        /* The lease is the store thread's (committed with others in one
+         * transaction): the witness does not wait for the disk. A crash
+         * before it commits leaves the job QUEUED, which a restart
+         * re-queues just as it requeues a lease. */
         if (first && e->cfg.store && !j->leased) {
             j->leased = 1;
-            pthread_mutex_unlock(&e->mu);
-            if (e->cfg.store->lease(e->cfg.store, j->id,
-                                    wall_ms() + (int64_t)e->cfg.lease_ms, err) != CUZK_OK)
-                fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", j->id, err);
-            pthread_mutex_lock(&e->mu);
+            pthread_mutex_lock(&e->smu);
+            j->next_lease = NULL;
+            if (e->lease_tail) e->lease_tail->next_lease = j;
+            else e->lease_head = j;
+            e->lease_tail = j;
+            pthread_cond_signal(&e->cv_store);
+            pthread_mutex_unlock(&e->smu);
         }
         err[0] = 0;
         cuzk_status s = key_acquire(e, c, &j->cancel, err);
@@ -1437,11 +1540,17 @@ static void *witness_main(void *arg)
         if (s == CUZK_OK && atomic_load(&j->cancel)) s = CUZK_ERR_CANCELED;
         if (s == CUZK_OK) {
             size_t ci_idx = circ_index(e, c);
-            cuzk__engine_event(e, CUZK_EV_WITNESS_START, j, p->idx, 0, 0, 0, 0, 0, CUZK_OK);
+            /* Yield to a busy prover (witness_threads); the event's value
+             * is the ranges used, so the timeline shows the throttle. */
+            unsigned busy = 0;
+            for (unsigned d = 0; d < e->n_devices; d++) busy += e->dev_busy[d];
+            unsigned nth = busy && e->cfg.witness_threads ? e->cfg.witness_threads
+                                                          : e->cfg.prove_threads;
+            cuzk__engine_event(e, CUZK_EV_WITNESS_START, j, p->idx, 0, 0, 0, 0, nth, CUZK_OK);
             atomic_store(&wk->lane_stage, CUZK_STAGE_WITNESS);
             pthread_mutex_unlock(&e->mu);
             int64_t t = cuzk__engine_now_us();
-            s = witness_compute(e, wk, p, ci_idx, err);
+            s = witness_compute(wk, p, ci_idx, nth, err);
             p->witness_ms = (double)(cuzk__engine_now_us() - t) / 1e3;
             uint64_t rss = cuzk__engine_rss();
             pthread_mutex_lock(&e->mu);
@@ -1698,6 +1807,111 @@ static void *final_main(void *arg)
     return NULL;
 }
 
+/* The most ops the store thread commits in one transaction: a bound on
+ * its ops array (made once) and on how long one commit holds the store;
+ * a backlog past it takes several commits. */
+#define STORE_GROUP_MAX 256
+
+/* The store thread: takes every submit's row, lease and end queued
+ * (leases before ends: a job's lease was queued before its end, and
+ * complete needs LEASED), commits them in one transaction, then answers
+ * the submitters and the waiters of the ended jobs. One fsync serves a
+ * whole group, so the store costs the provers nothing while the disk keeps
+ * up, a job is still accepted only once its row is committed and answered
+ * only once its end is. Runs until stop has joined the pipeline and the
+ * queues are empty. */
+static void *store_main(void *arg)
+{
+    eworker *wk = arg;
+    cuzk_engine *e = wk->e;
+    cuzk_store *st = e->cfg.store;
+    cuzk_store_op *ops = e->store_ops; /* made by start */
+    ejob **jobs = e->store_jobs;
+    pthread_mutex_lock(&e->smu);
+    for (;;) {
+        while (!e->lease_head && !e->fin_head && !e->enq_head && !e->store_quit)
+            pthread_cond_wait(&e->cv_store, &e->smu);
+        if (!e->lease_head && !e->fin_head && !e->enq_head) {
+            /* Quitting: store_alive goes to 0 under both locks (in order),
+             * once nothing was queued meanwhile. */
+            pthread_mutex_unlock(&e->smu);
+            pthread_mutex_lock(&e->mu);
+            pthread_mutex_lock(&e->smu);
+            int empty = !e->lease_head && !e->fin_head && !e->enq_head;
+            if (empty) e->store_alive = 0;
+            pthread_mutex_unlock(&e->mu);
+            if (empty) break;
+            continue;
+        }
+        size_t n = 0, n_enq, n_lease;
+        int64_t now = wall_ms();
+        eenq *enq = e->enq_head;
+        while (e->enq_head && n < STORE_GROUP_MAX) {
+            eenq *q = e->enq_head;
+            e->enq_head = q->next;
+            memset(&ops[n], 0, sizeof ops[n]);
+            ops[n].kind = CUZK_STORE_OP_ENQUEUE;
+            ops[n].rec = q->rec;
+            ops[n].ms = now;
+            jobs[n++] = NULL;
+        }
+        if (!e->enq_head) e->enq_tail = NULL;
+        n_enq = n;
+        while (e->lease_head && n < STORE_GROUP_MAX) {
+            ejob *j = e->lease_head;
+            e->lease_head = j->next_lease;
+            memset(&ops[n], 0, sizeof ops[n]);
+            ops[n].kind = CUZK_STORE_OP_LEASE;
+            ops[n].id = j->id;
+            ops[n].ms = now + (int64_t)e->cfg.lease_ms;
+            jobs[n++] = j;
+        }
+        if (!e->lease_head) e->lease_tail = NULL;
+        n_lease = n;
+        /* A job's id, fin_state, result_json and error are not written
+         * once it is queued here, and it is not freed before job_finished
+         * below: read without mu. */
+        while (e->fin_head && n < STORE_GROUP_MAX) {
+            ejob *j = e->fin_head;
+            e->fin_head = j->next_fin;
+            ops[n] = fin_op(j, j->fin_state, now);
+            jobs[n++] = j;
+        }
+        if (!e->fin_head) e->fin_tail = NULL;
+        pthread_mutex_unlock(&e->smu);
+        char err[CUZK_ERRMSG_LEN];
+        if (st->batch) {
+            if (st->batch(st, ops, n, err) != CUZK_OK)
+                fprintf(stderr, "cuzk: store: %zu jobs not committed: %s\n", n, err);
+        } else {
+            for (size_t i = 0; i < n; i++) store_one(st, &ops[i]);
+        }
+        for (size_t i = n_enq; i < n; i++)
+            if (ops[i].st != CUZK_OK)
+                fprintf(stderr, "cuzk: job %" PRIu64 ": %s\n", ops[i].id, ops[i].err);
+        if (n_lease < n) { /* the ended jobs' waiters: the engine's lock */
+            pthread_mutex_lock(&e->mu);
+            for (size_t i = n_lease; i < n; i++) job_finished(e, jobs[i]);
+            pthread_mutex_unlock(&e->mu);
+        }
+        pthread_mutex_lock(&e->smu);
+        e->n_store_commits += st->batch ? 1 : n;
+        e->n_store_ops += n;
+        for (size_t i = 0; i < n_enq; i++) { /* the submitters' answers */
+            eenq *next = enq->next; /* enq lives on a stack that done frees */
+            enq->id = ops[i].id;
+            enq->existing = ops[i].existing;
+            enq->st = ops[i].st;
+            memcpy(enq->err, ops[i].err, sizeof enq->err);
+            enq->done = 1;
+            enq = next;
+        }
+        if (n_enq) pthread_cond_broadcast(&e->cv_enq);
+    }
+    pthread_mutex_unlock(&e->smu);
+    return NULL;
+}
+
 /* The collector's timer: flushes batches whose wait is over. */
 static void *collect_main(void *arg)
 {
@@ -1836,9 +2050,14 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
     }
     cuzk_status s = CUZK_OK;
     if (e->cfg.store && (s = restart_from_store(e, requeued, err)) != CUZK_OK) return s;
-    size_t n = e->n_witness + (size_t)e->n_devices * e->ppd + 2;
+    size_t n_pipe = e->n_witness + (size_t)e->n_devices * e->ppd;
+    size_t n = n_pipe + 2 + (e->cfg.store ? 1 : 0);
     e->workers = calloc(n, sizeof *e->workers);
-    if (!e->workers) {
+    if (e->cfg.store) {
+        e->store_ops = malloc(STORE_GROUP_MAX * sizeof *e->store_ops);
+        e->store_jobs = malloc(STORE_GROUP_MAX * sizeof *e->store_jobs);
+    }
+    if (!e->workers || (e->cfg.store && (!e->store_ops || !e->store_jobs))) {
         seterr(err, "out of memory");
         return CUZK_ERR_NO_MEMORY;
     }
@@ -1852,19 +2071,30 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
         if (i < e->n_witness) {
             w->kind = 0;
             fn = witness_main;
-        } else if (i < e->n_witness + (size_t)e->n_devices * e->ppd) {
+        } else if (i < n_pipe) {
             w->kind = 1;
             w->device = (unsigned)((i - e->n_witness) / e->ppd);
             fn = prover_main;
-        } else if (i == n - 2) {
+        } else if (i == n_pipe) {
             w->kind = 2;
             fn = final_main;
-        } else {
+        } else if (i == n_pipe + 1) {
             w->kind = 3;
             fn = collect_main;
+        } else {
+            w->kind = 4;
+            fn = store_main;
+            pthread_mutex_lock(&e->smu);
+            e->store_alive = 1;
+            pthread_mutex_unlock(&e->smu);
         }
         if (pthread_create(&w->th, NULL, fn, w)) {
             if (w->kind == 0) e->n_witness_alive--;
+            if (w->kind == 4) {
+                pthread_mutex_lock(&e->smu);
+                e->store_alive = 0;
+                pthread_mutex_unlock(&e->smu);
+            }
             s = CUZK_ERR_NO_MEMORY;
             seterr(err, "cannot create threads");
             break;
@@ -1896,7 +2126,14 @@ void cuzk_engine_stop(cuzk_engine *e, int drain)
     pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_workers; i++)
-        if (e->workers[i].started && e->workers[i].kind != 3) pthread_join(e->workers[i].th, NULL);
+        if (e->workers[i].started && e->workers[i].kind < 3) pthread_join(e->workers[i].th, NULL);
+    /* The store thread last: it commits what the pipeline ended. */
+    pthread_mutex_lock(&e->smu);
+    e->store_quit = 1;
+    pthread_cond_broadcast(&e->cv_store);
+    pthread_mutex_unlock(&e->smu);
+    for (size_t i = 0; i < e->n_workers; i++)
+        if (e->workers[i].started && e->workers[i].kind == 4) pthread_join(e->workers[i].th, NULL);
     pthread_mutex_lock(&e->mu);
     /* Without a store nothing unfinished survives: cancel it. With one,
      * unfinished jobs stay QUEUED or LEASED there for the next start. */
@@ -1927,6 +2164,8 @@ void cuzk_engine_destroy(cuzk_engine *e)
         free(w->cs);
     }
     free(e->workers);
+    free(e->store_ops);
+    free(e->store_jobs);
     while (e->batches) {
         ebatch *b = e->batches;
         e->batches = b->next;
@@ -1963,9 +2202,12 @@ void cuzk_engine_destroy(cuzk_engine *e)
     free(e->dev_failures);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->obs_mu);
+    pthread_mutex_destroy(&e->smu);
     pthread_cond_destroy(&e->cv_work);
     pthread_cond_destroy(&e->cv_done);
     pthread_cond_destroy(&e->cv_collect);
+    pthread_cond_destroy(&e->cv_store);
+    pthread_cond_destroy(&e->cv_enq);
     free(e);
 }
 
@@ -2072,7 +2314,8 @@ cuzk_status cuzk_engine_wait(cuzk_engine *e, uint64_t id, int64_t timeout_ms,
             struct timespec ts = {(time_t)(end / 1000000), (long)(end % 1000000) * 1000};
             pthread_cond_timedwait(&e->cv_done, &e->mu, &ts);
         }
-        if (e->stopping && j->state < CUZK_JOB_DONE && !e->n_inflight && !e->n_witness_alive)
+        if (e->stopping && j->state < CUZK_JOB_DONE && !e->n_inflight && !e->n_witness_alive &&
+            !(j->finishing && e->store_alive))
             break; /* stopped: it will not move any more */
     }
     j->waiters--;
@@ -2087,7 +2330,16 @@ cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t id, char *err)
     clrerr(err);
     pthread_mutex_lock(&e->mu);
     ejob *j = job_find(e, id);
-    if (j) job_stop(e, j, 1, CUZK_ERR_CANCELED, "canceled");
+    if (j) {
+        job_stop(e, j, 1, CUZK_ERR_CANCELED, "canceled");
+        /* A job that ended here (it was queued) is CANCELED once the store
+         * thread committed it: wait for that (one group commit), so the
+         * caller sees the state it made. A running one ends later. */
+        j->waiters++;
+        while (j->finishing && j->state < CUZK_JOB_DONE && e->store_alive)
+            pthread_cond_wait(&e->cv_done, &e->mu);
+        j->waiters--;
+    }
     pthread_mutex_unlock(&e->mu);
     if (j) return CUZK_OK;
     if (e->cfg.store) {
@@ -2214,7 +2466,11 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
     st->evictions = e->n_evictions;
     st->threads_witness = e->n_witness;
     st->threads_prover = e->n_devices * e->ppd;
-    st->threads_other = 2;
+    st->threads_other = 2 + (e->cfg.store ? 1 : 0);
+    pthread_mutex_lock(&e->smu);
+    st->store_commits = e->n_store_commits;
+    st->store_ops = e->n_store_ops;
+    pthread_mutex_unlock(&e->smu);
     pthread_mutex_unlock(&e->mu);
     st->pool_threads = cuzk_pool_size();
     return CUZK_OK;

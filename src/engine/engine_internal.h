@@ -2,8 +2,9 @@
  * pipeline, keys) and report.c (results, timeline, status, metrics).
  *
  * Locking: one mutex (engine.mu) guards every queue, job, circuit and
- * budget field; obs_mu guards the timeline ring and the histograms and is
- * taken only inside mu or alone (never the other way round). Slow work
+ * budget field; obs_mu guards the timeline ring and the histograms, smu the
+ * store thread's queues; both are taken only inside mu or alone (never the
+ * other way round). Slow work
  * (key loads, setup, workspace creation, witnesses, proofs, verification,
  * store calls) runs with mu released.
  */
@@ -20,6 +21,17 @@
 #include <cuzk/r1cs.h>
 
 typedef struct ejob ejob;
+
+/* A submit's row for the store thread; on the submitter's stack, which
+ * waits (cv_enq) until done. */
+typedef struct eenq {
+    const cuzk_store_rec *rec;
+    uint64_t id;
+    int existing, done;
+    cuzk_status st;
+    char err[CUZK_ERRMSG_LEN];
+    struct eenq *next;
+} eenq;
 
 /* A registered circuit and its key. */
 typedef struct {
@@ -100,6 +112,8 @@ struct ejob {
     int leased;
     int collecting;        /* held by the batch collector */
     int finishing;         /* job_finish has begun (store call in progress) */
+    cuzk_job_state fin_state; /* the state job_finish ends it in */
+    struct ejob *next_lease, *next_fin; /* the store thread's queues */
     unsigned waiters;      /* threads in cuzk_engine_wait on it: kept */
     int in_runq;
     cuzk_status status;
@@ -132,7 +146,8 @@ typedef struct {
 
 typedef struct {
     cuzk_engine *e;
-    unsigned index, device, kind; /* kind: 0 witness, 1 prover, 2 finalizer, 3 collector */
+    unsigned index, device, kind; /* kind: 0 witness, 1 prover, 2 finalizer, 3 collector,
+                                   * 4 store */
     pthread_t th;
     int started;
     /* witness workers: open built-in circuits, by circuit index */
@@ -183,6 +198,22 @@ struct cuzk_engine {
     uint64_t n_submitted, n_done, n_failed, n_canceled, n_parts_proved, n_retries,
         n_verify_fail, n_evictions;
     uint64_t *dev_proofs, *dev_failures;
+
+    /* The store thread's work: jobs to lease, then jobs to finish, each
+     * FIFO; it commits what is there in one transaction (store_main). */
+    /* smu guards the three queues, cv_store, cv_enq, store_quit and the
+     * counters, so a submit waits for its commit without the engine's mu;
+     * taken inside mu or alone, never the other way round. store_alive is
+     * written holding both (read under either). */
+    pthread_mutex_t smu;
+    pthread_cond_t cv_store, cv_enq;
+    ejob *lease_head, *lease_tail, *fin_head, *fin_tail;
+    struct eenq *enq_head, *enq_tail; /* submits waiting for their commit */
+    int store_alive;       /* the store thread runs: lease/finish go to it */
+    int store_quit;        /* set by stop once the pipeline is joined */
+    uint64_t n_store_commits, n_store_ops;
+    cuzk_store_op *store_ops; /* the store thread's group (STORE_GROUP_MAX) */
+    ejob **store_jobs;
 
     eworker *workers;
     size_t n_workers;

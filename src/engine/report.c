@@ -370,6 +370,10 @@ cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len)
            st.verify_failures);
     metric_u(&b, "evictions_total", "counter", "Key or workspace evictions.",
            st.evictions);
+    metric_u(&b, "store_commits_total", "counter",
+           "Store transactions committed by the store thread.", st.store_commits);
+    metric_u(&b, "store_ops_total", "counter",
+           "Leases and job ends committed by the store thread.", st.store_ops);
     metric_u(&b, "jobs_collecting", "gauge", "Jobs held by the batch collector.",
            st.jobs_collecting);
     metric_u(&b, "jobs_queued", "gauge", "Jobs queued.", st.jobs_queued);

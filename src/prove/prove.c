@@ -231,7 +231,10 @@ static unsigned log2_ceil(uint64_t n)
  * exactly; the domain against the circuit's constraint estimate (the exact
  * count is known only to a recording; the estimate is within a few rows),
  * so a key of another size is refused here and one with the right counts
- * but other constraints fails the self-check. */
+ * but other constraints fails the self-check. sh NULL: before the witness,
+ * only what the circuit's description gives (its public inputs, exact, and
+ * the domain), so a wrong key fails at once, not after the witness work
+ * (minutes at full size); the variables are checked once sh is known. */
 static cuzk_status circuit_fits_key(const cuzk_groth16_pk *pk, const cuzk_circuit_job *cj,
                                     const cuzk_circuit_info *in, const cuzk_cs_shape *sh,
                                     char *err)
@@ -239,8 +242,15 @@ static cuzk_status circuit_fits_key(const cuzk_groth16_pk *pk, const cuzk_circui
     char what[96];
     if (cj->log_size) snprintf(what, sizeof what, "%s at 2^%u", cj->id, cj->log_size);
     else snprintf(what, sizeof what, "%s at full size", cj->id);
-    uint64_t n = (uint64_t)sh->n_inputs + sh->n_aux;
-    if (pk->n_vars != n || pk->n_public + 1 != sh->n_inputs) {
+    if (!sh && pk->n_public + 1 != in->n_inputs) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "the key has %u public inputs but %s has %u: the key is for another "
+                     "circuit or size", pk->n_public, what, in->n_inputs - 1);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    uint64_t n = sh ? (uint64_t)sh->n_inputs + sh->n_aux : pk->n_vars;
+    if (sh && (pk->n_vars != n || pk->n_public + 1 != sh->n_inputs)) {
         if (err)
             snprintf(err, CUZK_ERRMSG_LEN,
                      "the key has %u variables (%u public) but %s has %llu (%u public): the "
@@ -248,7 +258,7 @@ static cuzk_status circuit_fits_key(const cuzk_groth16_pk *pk, const cuzk_circui
                      (unsigned long long)n, sh->n_inputs - 1);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
-    uint64_t est = in->n_constraints, tol = est / 100 + 16, n_in = sh->n_inputs;
+    uint64_t est = in->n_constraints, tol = est / 100 + 16, n_in = in->n_inputs;
     unsigned lo = log2_ceil(est > tol ? est - tol + n_in : 2), hi = log2_ceil(est + tol + n_in);
     if (pk->log_domain < lo || pk->log_domain > hi) {
         if (err)
@@ -259,6 +269,16 @@ static cuzk_status circuit_fits_key(const cuzk_groth16_pk *pk, const cuzk_circui
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     return CUZK_OK;
+}
+
+cuzk_status cuzk_circuit_key_check(const cuzk_groth16_pk *pk, const cuzk_circuit *ci, char *err)
+{
+    const cuzk_circuit_info *in = cuzk_circuit_describe(ci);
+    cuzk_circuit_job cj;
+    memset(&cj, 0, sizeof cj);
+    cj.id = in->id;
+    cj.log_size = in->log_size;
+    return circuit_fits_key(pk, &cj, in, NULL, err);
 }
 
 cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *cj, cuzk_cs *cs,
@@ -298,6 +318,11 @@ static cuzk_status circuit_witness(cuzk_workspace *ws, const cuzk_circuit_job *c
         if ((s = cuzk_circuit_open(&ws->ci, cj->id, cj->log_size, err)) != CUZK_OK) return s;
         snprintf(ws->ci_id, sizeof ws->ci_id, "%s", cj->id); /* ids are short */
         ws->ci_size = cj->log_size;
+    }
+    /* The cheap checks first: a wrong key fails before the witness work. */
+    if ((s = circuit_fits_key(pk, cj, cuzk_circuit_describe(ws->ci), NULL, err)) != CUZK_OK) {
+        res->bad_input = CUZK_INPUT_KEY;
+        return s;
     }
     s = cuzk_circuit_job_witness(ws->ci, cj, &ws->cs, ws->cfg.nthreads, err);
     if (s != CUZK_OK) {

@@ -47,6 +47,8 @@ void cuzk_server_config_default(cuzk_server_config *c, const char *dir)
     c->witness_workers = e.witness_workers;
     c->ready_capacity = e.ready_capacity;
     c->prove_threads = e.prove_threads;
+    c->witness_threads = e.witness_threads;
+    c->witness_nice = (unsigned)e.witness_nice;
     c->max_batch_size = e.max_batch_size;
     c->max_batch_wait_ms = e.max_batch_wait_ms;
     c->max_attempts = e.max_attempts;
@@ -90,7 +92,7 @@ static const keydef keys[] = {
     {"server", "http_threads", K_UINT, U(http_threads, 64), "HTTP polling threads (2)"},
     {"server", "max_wait", K_UINT, U(max_wait_s, 86400), "longest ?wait= in seconds (3600)"},
     {"server", "conn_timeout", K_UINT, U(conn_timeout_s, 86400), "idle connection timeout, seconds (60)"},
-    {"server", "keep_results", K_UINT, U(keep_results_s, 0xffffffffu), "seconds finished jobs stay in the store (604800)"},
+    {"server", "keep_results", K_UINT, U(keep_results_s, 0xffffffffu), "seconds finished jobs stay in the store, and their request_ids hold (604800)"},
     {"engine", "threads", K_UINT, U(threads, 256), "the process's thread pool; 0 = every core (0)"},
     {"engine", "backend", K_STR, S(backend), "auto (GPU if present, else CPU), cpu or gpu (auto)"},
     {"engine", "devices", K_UINT, U(devices, 64), "devices; on the CPU backend simulated ones (1)"},
@@ -98,6 +100,8 @@ static const keydef keys[] = {
     {"engine", "witness_workers", K_UINT, U(witness_workers, 256), "witness workers (1)"},
     {"engine", "ready_capacity", K_UINT, U(ready_capacity, 4096), "ready-queue slots; 0 = 2 per device"},
     {"engine", "prove_threads", K_UINT, U(prove_threads, 256), "threads of one proof; 0 = the pool's size"},
+    {"engine", "witness_threads", K_UINT, U(witness_threads, 256), "threads of a witness while a prover is busy; 0 = prove_threads (0)"},
+    {"engine", "witness_nice", K_UINT, U(witness_nice, 19), "nice of the witness workers, 0..19 (0)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
     {"engine", "max_attempts", K_UINT, U(max_attempts, 100), "proving attempts per partition (3)"},

@@ -2,8 +2,9 @@
  *
  * Threads: libmicrohttpd's polling threads (http_threads) run the handlers,
  * which only parse, call the engine and answer; one waker thread resumes
- * suspended long polls and purges the store; the engine has its own
- * (engine.h).
+ * suspended long polls and purges the store; one loader thread registers
+ * the circuits posted to the API (their connections suspended meanwhile);
+ * the engine has its own (engine.h).
  *
  * Long poll: a handler that must wait for a job puts its request on the
  * waiter list and suspends the connection (no thread is held). The waker
@@ -58,7 +59,19 @@ typedef struct req {
     int accepted_new;    /* POST ...?wait: 202/200 and "existing" */
     int existing;
     struct req *next;    /* the waiter list */
+    /* POST /v1/circuits: the registration runs on the loader thread while
+     * the connection is suspended (reg 1), then answers (reg 2) */
+    int reg;
+    cuzk_api_circuit reg_c;
+    cuzk_status reg_st;
+    char reg_err[CUZK_ERRMSG_LEN], reg_name[CUZK_ENGINE_ID_LEN];
+    double reg_ms;
+    struct req *reg_next;
 } req;
+
+/* At most this many registrations wait for the loader (one runs at a
+ * time: a key load or setup uses every core anyway); more get 503. */
+#define REG_QUEUE_MAX 8
 
 /* What a daemon's handler is given: the server and the transport. */
 typedef struct {
@@ -92,6 +105,12 @@ struct cuzk_server {
     int waker_started;
     pthread_t waker;
     uint64_t tl_cursor;      /* the waker's own; no lock */
+    /* the loader: registrations from the API, guarded by mu */
+    pthread_cond_t reg_cv;
+    req *reg_head, *reg_tail;
+    size_t n_reg;
+    int reg_quit, reg_started;
+    pthread_t loader;
 };
 
 static int64_t mono_ms(void)
@@ -518,31 +537,89 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
 }
 
 /* POST /v1/circuits (cuzk_api_parse_circuit). Loading a key or running a
- * setup holds this HTTP thread for that time (a registration is rare). */
+ * setup takes seconds to minutes: the request is parsed here, then handed
+ * to the loader thread and its connection suspended, so no HTTP thread is
+ * held; libmicrohttpd calls this again once the loader resumed it, and it
+ * answers 201 with the circuit (or the error). */
 static enum MHD_Result post_circuit(req *r)
 {
     cuzk_server *s = r->srv;
-    char err[CUZK_ERRMSG_LEN], name[CUZK_ENGINE_ID_LEN];
-    cuzk_api_circuit c;
-    if (cuzk_api_parse_circuit(&c, (const uint8_t *)(r->body ? r->body : ""), r->len, err) !=
-        CUZK_OK)
+    char err[CUZK_ERRMSG_LEN];
+    if (r->reg == 2) {
+        if (r->reg_st != CUZK_OK) /* a bad path or key is the client's: 400 */
+            return reply_err(r, r->reg_st == CUZK_ERR_NO_MEMORY ? 500
+                                : r->reg_st == CUZK_ERR_CANCELED ? 503 : 400,
+                             "%s", r->reg_err);
+        logf_(s, "registered circuit %s (%.0f ms)", r->reg_name, r->reg_ms);
+        cuzk_circuit_desc d;
+        if (cuzk_engine_circuit(s->engine, r->reg_name, &d, err) != CUZK_OK)
+            return reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+        return reply_json(r, MHD_HTTP_CREATED, circuit_json(s, &d, 1));
+    }
+    if (cuzk_api_parse_circuit(&r->reg_c, (const uint8_t *)(r->body ? r->body : ""), r->len,
+                               err) != CUZK_OK)
         return reply_err(r, MHD_HTTP_BAD_REQUEST, "%s", err);
-    cuzk_circuit_spec sp = {.name = c.name,
-                            .builtin = c.builtin,
-                            .log_size = c.log_size,
-                            .key_path = c.key_path,
-                            .pce_path = c.pce_path,
-                            .setup_seed = c.has_seed ? &c.setup_seed : NULL,
-                            .preload = c.preload};
-    cuzk_status st = cuzk_engine_register(s->engine, &sp, name, err);
-    cuzk_api_circuit_free(&c);
-    if (st != CUZK_OK) /* a bad path or key is the client's: 400 */
-        return reply_err(r, st == CUZK_ERR_NO_MEMORY ? 500 : 400, "%s", err);
-    logf_(s, "registered circuit %s", name);
-    cuzk_circuit_desc d;
-    if (cuzk_engine_circuit(s->engine, name, &d, err) != CUZK_OK)
-        return reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
-    return reply_json(r, MHD_HTTP_CREATED, circuit_json(s, &d, 1));
+    pthread_mutex_lock(&s->mu);
+    if (s->n_reg >= REG_QUEUE_MAX || s->reg_quit || !s->reg_started) {
+        int busy = s->n_reg >= REG_QUEUE_MAX;
+        pthread_mutex_unlock(&s->mu);
+        cuzk_api_circuit_free(&r->reg_c);
+        if (busy)
+            return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                             "%d registrations are in progress: retry later", REG_QUEUE_MAX);
+        return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+    }
+    r->reg = 1;
+    r->reg_next = NULL;
+    if (s->reg_tail) s->reg_tail->reg_next = r;
+    else s->reg_head = r;
+    s->reg_tail = r;
+    s->n_reg++;
+    /* Suspended under mu: the loader resumes it only after taking mu. */
+    MHD_suspend_connection(r->conn);
+    pthread_cond_signal(&s->reg_cv);
+    pthread_mutex_unlock(&s->mu);
+    return MHD_YES;
+}
+
+/* The loader: registers the circuits posted to the API one at a time and
+ * resumes their connections. At stop, the queued ones are answered 503. */
+static void *loader_main(void *arg)
+{
+    cuzk_server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->reg_head && !s->reg_quit) pthread_cond_wait(&s->reg_cv, &s->mu);
+        req *r = s->reg_head;
+        if (!r) break;
+        s->reg_head = r->reg_next;
+        if (!s->reg_head) s->reg_tail = NULL;
+        int quit = s->reg_quit;
+        pthread_mutex_unlock(&s->mu);
+        if (quit) {
+            r->reg_st = CUZK_ERR_CANCELED;
+            snprintf(r->reg_err, sizeof r->reg_err, "shutting down: not registered");
+        } else {
+            cuzk_api_circuit *c = &r->reg_c;
+            cuzk_circuit_spec sp = {.name = c->name,
+                                    .builtin = c->builtin,
+                                    .log_size = c->log_size,
+                                    .key_path = c->key_path,
+                                    .pce_path = c->pce_path,
+                                    .setup_seed = c->has_seed ? &c->setup_seed : NULL,
+                                    .preload = c->preload};
+            int64_t t0 = mono_ms();
+            r->reg_st = cuzk_engine_register(s->engine, &sp, r->reg_name, r->reg_err);
+            r->reg_ms = (double)(mono_ms() - t0);
+        }
+        cuzk_api_circuit_free(&r->reg_c);
+        pthread_mutex_lock(&s->mu);
+        s->n_reg--;
+        r->reg = 2;
+        MHD_resume_connection(r->conn);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
 }
 
 /* /v1/circuits[/NAME[/preload|/evict]] */
@@ -656,7 +733,7 @@ static enum MHD_Result get_status(req *r)
                       "jobs", jobs));
     }
     pthread_mutex_lock(&s->mu);
-    size_t waiters = s->n_waiters;
+    size_t waiters = s->n_waiters, regs = s->n_reg;
     pthread_mutex_unlock(&s->mu);
     json_t *j = json_pack(
         "{s:f,s:b,s:b,s:o,s:o,"
@@ -685,6 +762,14 @@ static enum MHD_Result get_status(req *r)
         (json_int_t)st.pool_threads,
         "server", "socket", s->sock_path, "tcp", s->tcp_addr, "waiters", (json_int_t)waiters,
         "requests", (json_int_t)atomic_load(&s->n_requests));
+    if (j) { /* extensions, outside the pack above */
+        json_object_set_new(json_object_get(j, "server"), "registrations",
+                            json_integer((json_int_t)regs));
+        json_object_set_new(json_object_get(j, "totals"), "store_commits",
+                            json_integer((json_int_t)st.store_commits));
+        json_object_set_new(json_object_get(j, "totals"), "store_ops",
+                            json_integer((json_int_t)st.store_ops));
+    }
     cuzk_engine_status_free(&st);
     if (!j) {
         json_decref(lanes);
@@ -870,7 +955,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         r->body[r->len] = 0;
         return MHD_YES;
     }
-    if (atomic_load(&s->stopping) && !r->job)
+    if (atomic_load(&s->stopping) && !r->job && r->reg != 2)
         return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
     return route(r, url, method);
 }
@@ -883,6 +968,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     req *r = *con_cls;
     if (!r) return;
+    if (r->reg != 1) cuzk_api_circuit_free(&r->reg_c); /* else the loader's */
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -1154,6 +1240,7 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    pthread_cond_init(&s->reg_cv, NULL);
     char path[CUZK_API_PATH_MAX * 2 + 2];
     cuzk_status st = CUZK_OK;
 
@@ -1194,6 +1281,8 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.witness_workers = c->witness_workers;
     ec.ready_capacity = c->ready_capacity;
     ec.prove_threads = c->prove_threads;
+    ec.witness_threads = c->witness_threads;
+    ec.witness_nice = (int)c->witness_nice;
     ec.max_batch_size = c->max_batch_size;
     ec.max_batch_wait_ms = c->max_batch_wait_ms;
     ec.self_verify = c->self_verify;
@@ -1241,6 +1330,11 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
         goto fail;
     }
     s->waker_started = 1;
+    if (pthread_create(&s->loader, NULL, loader_main, s)) {
+        st = SRV_ERR(err, CUZK_ERR_NO_MEMORY, "cannot start a thread");
+        goto fail;
+    }
+    s->reg_started = 1;
     s->lis_unix = (listener){s, 0};
     s->lis_tcp = (listener){s, 1};
     s->unix_d = start_mhd(s, s->unix_fd, &s->lis_unix);
@@ -1292,8 +1386,13 @@ void cuzk_server_stop(cuzk_server *s)
     while (s->waiters) resume(s, &s->waiters);
     s->waker_quit = 1;
     pthread_cond_signal(&s->cv);
+    /* A registration in progress ends (a key load cannot be cut short);
+     * the queued ones are answered 503. */
+    s->reg_quit = 1;
+    pthread_cond_signal(&s->reg_cv);
     pthread_mutex_unlock(&s->mu);
     if (s->waker_started) pthread_join(s->waker, NULL);
+    if (s->reg_started) pthread_join(s->loader, NULL);
     /* 4. Stop accepting, give the answers in flight a moment to leave
      *    (bounded: a stuck client cannot hold the exit), then close. */
     if (s->unix_d) {
@@ -1318,6 +1417,7 @@ void cuzk_server_stop(cuzk_server *s)
     if (s->unix_d) logf_(s, "stopped");
     if (s->log != stderr) fclose(s->log);
     pthread_cond_destroy(&s->cv);
+    pthread_cond_destroy(&s->reg_cv);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->log_mu);
     free(s);

@@ -151,32 +151,31 @@ static cuzk_status not_changed(sq_store *q, uint64_t id, const char *op, const c
 
 /* ---------------------------------------------------------- operations -- */
 
-static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
-                              uint64_t *id, int *existing, char *err)
+/* The checks of enqueue's arguments (no lock needed). */
+static cuzk_status enqueue_args(const cuzk_store_rec *rec, size_t *rid_len, size_t *circ_len,
+                                char *err)
 {
-    sq_store *q = (sq_store *)s;
-    if (err) err[0] = 0;
-    if (!rec || !id || !existing)
-        return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
-    size_t rid_len = strnlen(rec->request_id, CUZK_STORE_ID_LEN);
-    size_t circ_len = strnlen(rec->circuit, CUZK_STORE_ID_LEN);
-    if (rid_len == CUZK_STORE_ID_LEN || circ_len == CUZK_STORE_ID_LEN)
+    if (!rec) return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
+    *rid_len = strnlen(rec->request_id, CUZK_STORE_ID_LEN);
+    *circ_len = strnlen(rec->circuit, CUZK_STORE_ID_LEN);
+    if (*rid_len == CUZK_STORE_ID_LEN || *circ_len == CUZK_STORE_ID_LEN)
         return fail(err, CUZK_ERR_INVALID_ARGUMENT,
                     "enqueue: request_id and circuit are at most %d bytes", CUZK_STORE_ID_LEN - 1);
     if (rec->request_len > CUZK_STORE_MAX_BLOB || (rec->request_len && !rec->request))
         return fail(err, CUZK_ERR_INVALID_ARGUMENT,
                     "enqueue: request of %zu bytes (at most %u, not NULL)", rec->request_len,
                     CUZK_STORE_MAX_BLOB);
+    return CUZK_OK;
+}
 
-    /* One transaction: the insert that a known request_id turns into
-     * nothing, and the look-up of that job, see the same database. */
-    cuzk_status ret = CUZK_OK;
-    pthread_mutex_lock(&q->mu);
-    int rc = run(q->st[ST_BEGIN]);
-    if (rc != SQLITE_DONE) {
-        ret = db_fail(q, rc, "enqueue", err);
-        goto out;
-    }
+/* The insert, or the look-up of the job a known request_id names, inside
+ * the caller's transaction (both see the same database). q->mu held. */
+static cuzk_status do_enqueue(sq_store *q, const cuzk_store_rec *rec, int64_t now_ms,
+                              uint64_t *id, int *existing, char *err)
+{
+    size_t rid_len = 0, circ_len = 0;
+    cuzk_status ret = enqueue_args(rec, &rid_len, &circ_len, err);
+    if (ret != CUZK_OK) return ret;
     sqlite3_stmt *st = q->st[ST_INSERT];
     if (rid_len)
         sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
@@ -188,35 +187,91 @@ static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t 
     sqlite3_bind_blob64(st, 4, rec->request_len ? rec->request : "", rec->request_len,
                         SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, now_ms);
-    rc = run(st);
-    if (rc != SQLITE_DONE) {
-        ret = db_fail(q, rc, "enqueue", err);
-        goto out;
-    }
+    int rc = run(st);
+    if (rc != SQLITE_DONE) return db_fail(q, rc, "enqueue", err);
     if (sqlite3_changes(q->db) == 1) {
         *id = (uint64_t)sqlite3_last_insert_rowid(q->db);
         *existing = 0;
-    } else {
-        st = q->st[ST_ID_BY_RID];
-        sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *id = (uint64_t)sqlite3_column_int64(st, 0);
-            *existing = 1;
-        }
-        done(st);
-        if (rc != SQLITE_ROW) {
-            ret = rc == SQLITE_DONE ? fail(err, CUZK_ERR_IO, "enqueue: insert refused")
-                                    : db_fail(q, rc, "enqueue", err);
-            goto out;
-        }
+        return CUZK_OK;
     }
-    rc = run(q->st[ST_COMMIT]);
-    if (rc != SQLITE_DONE) ret = db_fail(q, rc, "enqueue: commit", err);
-out:
+    st = q->st[ST_ID_BY_RID];
+    sqlite3_bind_text(st, 1, rec->request_id, (int)rid_len, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = (uint64_t)sqlite3_column_int64(st, 0);
+        *existing = 1;
+    }
+    done(st);
+    if (rc == SQLITE_ROW) return CUZK_OK;
+    return rc == SQLITE_DONE ? fail(err, CUZK_ERR_IO, "enqueue: insert refused")
+                             : db_fail(q, rc, "enqueue", err);
+}
+
+static cuzk_status sq_enqueue(cuzk_store *s, const cuzk_store_rec *rec, int64_t now_ms,
+                              uint64_t *id, int *existing, char *err)
+{
+    sq_store *q = (sq_store *)s;
+    if (err) err[0] = 0;
+    if (!id || !existing) return fail(err, CUZK_ERR_INVALID_ARGUMENT, "enqueue: NULL argument");
+    cuzk_status ret = CUZK_OK;
+    pthread_mutex_lock(&q->mu);
+    int rc = run(q->st[ST_BEGIN]);
+    if (rc != SQLITE_DONE) ret = db_fail(q, rc, "enqueue", err);
+    if (ret == CUZK_OK) ret = do_enqueue(q, rec, now_ms, id, existing, err);
+    if (ret == CUZK_OK && (rc = run(q->st[ST_COMMIT])) != SQLITE_DONE)
+        ret = db_fail(q, rc, "enqueue: commit", err);
     if (ret != CUZK_OK) rollback(q);
     pthread_mutex_unlock(&q->mu);
     return ret;
+}
+
+/* The transitions, with q->mu held and no transaction of their own (the
+ * caller's, or SQLite's implicit one per statement). */
+static cuzk_status do_lease(sq_store *q, uint64_t id, int64_t until_ms, char *err)
+{
+    sqlite3_stmt *st = q->st[ST_LEASE];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+    sqlite3_bind_int64(st, 2, until_ms);
+    int rc = run(st);
+    if (rc != SQLITE_DONE) return db_fail(q, rc, "lease", err);
+    if (sqlite3_changes(q->db) != 1) return not_changed(q, id, "lease", "QUEUED", err);
+    return CUZK_OK;
+}
+
+static cuzk_status do_complete(sq_store *q, uint64_t id, const char *result, size_t len,
+                               int64_t now_ms, char *err)
+{
+    if (len > CUZK_STORE_MAX_BLOB || (len && !result))
+        return fail(err, CUZK_ERR_INVALID_ARGUMENT,
+                    "complete: result of %zu bytes (at most %u, not NULL)", len,
+                    CUZK_STORE_MAX_BLOB);
+    sqlite3_stmt *st = q->st[ST_COMPLETE];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+    sqlite3_bind_blob64(st, 2, len ? result : "", len, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, now_ms);
+    int rc = run(st);
+    if (rc != SQLITE_DONE) return db_fail(q, rc, "complete", err);
+    if (sqlite3_changes(q->db) != 1) return not_changed(q, id, "complete", "LEASED", err);
+    return CUZK_OK;
+}
+
+static cuzk_status do_fail(sq_store *q, uint64_t id, cuzk_store_state state, const char *reason,
+                           int64_t now_ms, char *err)
+{
+    if (state != CUZK_STORE_FAILED && state != CUZK_STORE_CANCELED)
+        return fail(err, CUZK_ERR_INVALID_ARGUMENT, "fail: to %s (only FAILED or CANCELED)",
+                    state_name(state));
+    if (!reason) reason = "";
+    sqlite3_stmt *st = q->st[ST_FAIL];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+    sqlite3_bind_int(st, 2, (int)state);
+    /* Kept to what a record's error field holds. */
+    sqlite3_bind_text(st, 3, reason, (int)strnlen(reason, CUZK_ERRMSG_LEN - 1), SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, now_ms);
+    int rc = run(st);
+    if (rc != SQLITE_DONE) return db_fail(q, rc, "fail", err);
+    if (sqlite3_changes(q->db) != 1) return not_changed(q, id, "fail", "QUEUED or LEASED", err);
+    return CUZK_OK;
 }
 
 static cuzk_status sq_lease(cuzk_store *s, uint64_t id, int64_t until_ms, char *err)
@@ -224,15 +279,7 @@ static cuzk_status sq_lease(cuzk_store *s, uint64_t id, int64_t until_ms, char *
     sq_store *q = (sq_store *)s;
     if (err) err[0] = 0;
     pthread_mutex_lock(&q->mu);
-    sqlite3_stmt *st = q->st[ST_LEASE];
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
-    sqlite3_bind_int64(st, 2, until_ms);
-    int rc = run(st);
-    cuzk_status ret = CUZK_OK;
-    if (rc != SQLITE_DONE)
-        ret = db_fail(q, rc, "lease", err);
-    else if (sqlite3_changes(q->db) != 1)
-        ret = not_changed(q, id, "lease", "QUEUED", err);
+    cuzk_status ret = do_lease(q, id, until_ms, err);
     pthread_mutex_unlock(&q->mu);
     return ret;
 }
@@ -242,21 +289,8 @@ static cuzk_status sq_complete(cuzk_store *s, uint64_t id, const char *result, s
 {
     sq_store *q = (sq_store *)s;
     if (err) err[0] = 0;
-    if (len > CUZK_STORE_MAX_BLOB || (len && !result))
-        return fail(err, CUZK_ERR_INVALID_ARGUMENT,
-                    "complete: result of %zu bytes (at most %u, not NULL)", len,
-                    CUZK_STORE_MAX_BLOB);
     pthread_mutex_lock(&q->mu);
-    sqlite3_stmt *st = q->st[ST_COMPLETE];
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
-    sqlite3_bind_blob64(st, 2, len ? result : "", len, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, now_ms);
-    int rc = run(st);
-    cuzk_status ret = CUZK_OK;
-    if (rc != SQLITE_DONE)
-        ret = db_fail(q, rc, "complete", err);
-    else if (sqlite3_changes(q->db) != 1)
-        ret = not_changed(q, id, "complete", "LEASED", err);
+    cuzk_status ret = do_complete(q, id, result, len, now_ms, err);
     pthread_mutex_unlock(&q->mu);
     return ret;
 }
@@ -266,23 +300,63 @@ static cuzk_status sq_fail(cuzk_store *s, uint64_t id, cuzk_store_state state,
 {
     sq_store *q = (sq_store *)s;
     if (err) err[0] = 0;
-    if (state != CUZK_STORE_FAILED && state != CUZK_STORE_CANCELED)
-        return fail(err, CUZK_ERR_INVALID_ARGUMENT, "fail: to %s (only FAILED or CANCELED)",
-                    state_name(state));
-    if (!reason) reason = "";
     pthread_mutex_lock(&q->mu);
-    sqlite3_stmt *st = q->st[ST_FAIL];
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
-    sqlite3_bind_int(st, 2, (int)state);
-    /* Kept to what a record's error field holds. */
-    sqlite3_bind_text(st, 3, reason, (int)strnlen(reason, CUZK_ERRMSG_LEN - 1), SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, now_ms);
-    int rc = run(st);
+    cuzk_status ret = do_fail(q, id, state, reason, now_ms, err);
+    pthread_mutex_unlock(&q->mu);
+    return ret;
+}
+
+/* A refusal of one op (its job's state, its arguments) changed no row, so
+ * the others go on; a database error (CUZK_ERR_IO, CUZK_ERR_NO_MEMORY)
+ * rolls the whole transaction back. */
+static cuzk_status sq_batch(cuzk_store *s, cuzk_store_op *ops, size_t n, char *err)
+{
+    sq_store *q = (sq_store *)s;
+    if (err) err[0] = 0;
+    if (!n) return CUZK_OK;
+    if (!ops) return fail(err, CUZK_ERR_INVALID_ARGUMENT, "batch: NULL ops");
+    char msg[CUZK_ERRMSG_LEN] = "";
     cuzk_status ret = CUZK_OK;
-    if (rc != SQLITE_DONE)
-        ret = db_fail(q, rc, "fail", err);
-    else if (sqlite3_changes(q->db) != 1)
-        ret = not_changed(q, id, "fail", "QUEUED or LEASED", err);
+    pthread_mutex_lock(&q->mu);
+    int rc = run(q->st[ST_BEGIN]);
+    if (rc != SQLITE_DONE) ret = db_fail(q, rc, "batch", msg);
+    for (size_t i = 0; i < n && ret == CUZK_OK; i++) {
+        cuzk_store_op *o = &ops[i];
+        o->err[0] = 0;
+        switch (o->kind) {
+        case CUZK_STORE_OP_LEASE: o->st = do_lease(q, o->id, o->ms, o->err); break;
+        case CUZK_STORE_OP_ENQUEUE:
+            o->st = do_enqueue(q, o->rec, o->ms, &o->id, &o->existing, o->err);
+            break;
+        case CUZK_STORE_OP_COMPLETE:
+            o->st = do_complete(q, o->id, o->data, o->len, o->ms, o->err);
+            break;
+        case CUZK_STORE_OP_FAIL:
+        case CUZK_STORE_OP_CANCEL:
+            o->st = do_fail(q, o->id,
+                            o->kind == CUZK_STORE_OP_FAIL ? CUZK_STORE_FAILED
+                                                          : CUZK_STORE_CANCELED,
+                            o->data, o->ms, o->err);
+            break;
+        default:
+            o->st = fail(o->err, CUZK_ERR_INVALID_ARGUMENT, "batch: op %zu: unknown kind %d", i,
+                         (int)o->kind);
+        }
+        if (o->st == CUZK_ERR_IO || o->st == CUZK_ERR_NO_MEMORY) {
+            ret = o->st;
+            memcpy(msg, o->err, sizeof msg);
+        }
+    }
+    if (ret == CUZK_OK && (rc = run(q->st[ST_COMMIT])) != SQLITE_DONE)
+        ret = db_fail(q, rc, "batch: commit", msg);
+    if (ret != CUZK_OK) {
+        rollback(q);
+        for (size_t i = 0; i < n; i++) {
+            ops[i].st = ret;
+            memcpy(ops[i].err, msg, sizeof msg);
+        }
+        if (err) memcpy(err, msg, sizeof msg);
+    }
     pthread_mutex_unlock(&q->mu);
     return ret;
 }
@@ -585,6 +659,7 @@ cuzk_status cuzk_store_open_sqlite(cuzk_store **out, const char *path, char *err
     q->base.scan = sq_scan;
     q->base.purge = sq_purge;
     q->base.close = sq_close;
+    q->base.batch = sq_batch;
     *out = &q->base;
 out:
     if (ret != CUZK_OK) sq_close(&q->base);
