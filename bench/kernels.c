@@ -179,9 +179,19 @@ typedef struct {
     int sms;
 } opts_t;
 
-/* Runs one kernel in one shape, prints one table row; returns 0 if correct. */
-static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
-                   const opts_t *o, double *gops_out)
+/* One kernel in one shape: its rate (median launch), resources, and the
+ * CPU check of 4 results. */
+typedef struct {
+    double gops, med_ms, min_ms;
+    size_t n;
+    cuzk_gpu_kernel_info info;
+    int ok;
+} meas_t;
+
+/* Runs one kernel in one shape into *m; returns 0 if it ran (m->ok says
+ * whether the results were right). */
+static int measure(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
+                   const opts_t *o, meas_t *m)
 {
     size_t sz = k->field == CUZK_GPU_FP ? sizeof(cuzk_fp) : sizeof(cuzk_fr);
     /* Probe the kernel's occupancy with a minimal launch, then size the grid
@@ -219,23 +229,110 @@ static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
     size_t samples[4] = {0, n / 3, n / 2 + 1, n - 1};
     for (int s = 0; s < 4; s++) ok &= check_elem(k, a, b, out, samples[s], nthreads, o->iters);
     qsort(ms, o->reps, sizeof *ms, cmp_float);
-    double med = o->reps % 2 ? ms[o->reps / 2] : 0.5 * (ms[o->reps / 2 - 1] + ms[o->reps / 2]);
-    double ops = (double)n * o->iters;
-    double gops = ops / (med * 1e-3) / 1e9;
-    double peak_mul = o->peak / k->imad_mul / 1e9, peak_own = o->peak / k->imad / 1e9;
-    double peak_pipe = o->peak / k->slots / 1e9;
-    printf("%-7s %3u %5u %3u %4d %4d %9zu %6u %9.3f %7.3f %8.2f %7.1f%% %7.1f%% %7.1f%%  %s\n",
-           k->name, cfg.variant, cfg.block, cfg.ilp, info.regs, info.blocks_per_sm, n, o->iters,
-           med, ms[0], gops, 100.0 * gops / peak_mul, 100.0 * gops / peak_own,
-           100.0 * gops / peak_pipe, ok ? "ok" : "MISMATCH");
-    if (info.local_bytes) printf("        (local memory %d bytes per thread)\n", info.local_bytes);
-    if (gops_out) *gops_out = gops;
-    rc = ok ? 0 : 1;
+    m->med_ms = o->reps % 2 ? ms[o->reps / 2] : 0.5 * (ms[o->reps / 2 - 1] + ms[o->reps / 2]);
+    m->min_ms = ms[0];
+    m->gops = (double)n * o->iters / (m->med_ms * 1e-3) / 1e9;
+    m->n = n;
+    m->info = info;
+    m->ok = ok;
+    rc = 0;
 done:
     free(a);
     free(b);
     free(out);
     free(ms);
+    return rc;
+}
+
+/* Runs one kernel in one shape, prints one table row; returns 0 if correct. */
+static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
+                   const opts_t *o, double *gops_out)
+{
+    meas_t m;
+    if (measure(ctx, k, cfg, o, &m)) return 1;
+    double peak_mul = o->peak / k->imad_mul / 1e9, peak_own = o->peak / k->imad / 1e9;
+    double peak_pipe = o->peak / k->slots / 1e9;
+    printf("%-7s %3u %5u %3u %4d %4d %9zu %6u %9.3f %7.3f %8.2f %7.1f%% %7.1f%% %7.1f%%  %s\n",
+           k->name, cfg.variant, cfg.block, cfg.ilp, m.info.regs, m.info.blocks_per_sm, m.n,
+           o->iters, m.med_ms, m.min_ms, m.gops, 100.0 * m.gops / peak_mul,
+           100.0 * m.gops / peak_own, 100.0 * m.gops / peak_pipe, m.ok ? "ok" : "MISMATCH");
+    if (m.info.local_bytes)
+        printf("        (local memory %d bytes per thread)\n", m.info.local_bytes);
+    if (gops_out) *gops_out = m.gops;
+    return m.ok ? 0 : 1;
+}
+
+/* -------------------------------------------- FP64 field multiplication -- */
+
+/* The FP64-pipe rows (src/gpu/ff_fp64.cuh; throughput variants 5-8): each
+ * shape against the integer kernel (variant 0, ilp 1) measured just before
+ * it in the same harness, same dependent chains x = x * y. */
+typedef struct {
+    const char *name;
+    unsigned variant, ilp, nf; /* nf of the ilp chains on the FP64 pipe */
+} fp64_shape_t;
+
+static const fp64_shape_t fp64_shapes[] = {
+    {"fp64", 5, 1, 1},    {"fp64 x2", 5, 2, 2}, {"mix 1+1", 6, 2, 1},
+    {"mix 1+2", 7, 3, 2}, {"mix 2+1", 8, 3, 1},
+};
+
+/* Per multiplication x = x * y of the throughput loop (y's samples are
+ * loop-invariant, hoisted), counted in the PTX of nvcc 13.0 -arch=sm_90
+ * (each is one SASS instruction): FP64 instructions, fma.rz.f64 +
+ * sub.rn.f64 (Fr 96 + 56, Fp 248 + 136); and the IMAD slots of the
+ * quotient digits, one 64-bit low product each (mul.lo.s64: IMAD.WIDE.U32
+ * + 2 IMAD = 4 slots; Fr 5, Fp 8 digits). The SASS counts are in
+ * docs/perf.md ("FP64 field multiplication"). */
+static const int fp64_dp[2] = {152, 384};
+static const int fp64_imad_slots[2] = {20, 32};
+
+/* Prints the FP64 rows of both fields (or of `only`'s field); returns 0 if
+ * every result was right. */
+static int run_fp64(cuzk_gpu_ctx *ctx, const opts_t *o, unsigned block, const char *only)
+{
+    /* FP64 peak: 64 DFMA lanes per SM (Hopper; measured 58.9 per clock per
+     * SM on the H200, research/gpu-sota.md §5.1) at the SM clock; the
+     * integer pipe's: P = SMs x 64 x clock, an IMAD.WIDE taking 2 slots. */
+    double dpeak = o->peak;
+    int rc = 0;
+    printf("\nFP64 field multiplication (src/gpu/ff_fp64.cuh): int = the integer kernel (variant"
+           " 0); fp64 = every chain on the FP64 pipe;\nmix a+b = a integer and b FP64 chains per"
+           " thread. f64 pk = FP64 instructions issued / (SMs x 64 x clock) (Fr %d, Fp %d per"
+           " mul);\nint pk = IMAD slots / P (integer mul: Fr 264, Fp 588; FP64 mul: Fr %d, Fp"
+           " %d); x int = rate / the int row's.\n",
+           fp64_dp[0], fp64_dp[1], fp64_imad_slots[0], fp64_imad_slots[1]);
+    printf("%-7s %-8s %3s %5s %3s %4s %4s %9s %9s %8s %7s %7s %7s\n", "field", "kind", "var",
+           "block", "ilp", "regs", "b/SM", "n", "median ms", "G ops/s", "x int", "f64 pk",
+           "int pk");
+    for (int fi = 0; fi < 2; fi++) {
+        const kernel_t *k = &kernels[fi ? 2 : 0]; /* Fr mul, Fp mul */
+        if (only && strcmp(only, k->id)) continue;
+        meas_t base;
+        cuzk_gpu_bench_cfg c0 = {block, 1, 0};
+        if (measure(ctx, k, c0, o, &base)) { rc = 1; continue; }
+        printf("%-7s %-8s %3u %5u %3u %4d %4d %9zu %9.3f %8.2f %7.2f %6.1f%% %6.1f%%  %s\n",
+               k->name, "int", 0u, block, 1u, base.info.regs, base.info.blocks_per_sm, base.n,
+               base.med_ms, base.gops, 1.0, 0.0, 100.0 * base.gops * 1e9 * k->slots / o->peak,
+               base.ok ? "ok" : "MISMATCH");
+        rc |= !base.ok;
+        for (size_t si = 0; si < sizeof fp64_shapes / sizeof fp64_shapes[0]; si++) {
+            const fp64_shape_t *sh = &fp64_shapes[si];
+            cuzk_gpu_bench_cfg c = {block, sh->ilp, sh->variant};
+            meas_t m;
+            if (measure(ctx, k, c, o, &m)) { rc = 1; continue; }
+            double rate = m.gops * 1e9, f = (double)sh->nf / sh->ilp;
+            double f64 = rate * f * fp64_dp[fi] / dpeak;
+            double imad = (rate * (1 - f) * k->slots + rate * f * fp64_imad_slots[fi]) / o->peak;
+            printf("%-7s %-8s %3u %5u %3u %4d %4d %9zu %9.3f %8.2f %7.2f %6.1f%% %6.1f%%  %s\n",
+                   k->name, sh->name, sh->variant, block, sh->ilp, m.info.regs,
+                   m.info.blocks_per_sm, m.n, m.med_ms, m.gops, m.gops / base.gops,
+                   100.0 * f64, 100.0 * imad, m.ok ? "ok" : "MISMATCH");
+            if (m.info.local_bytes)
+                printf("        (local memory %d bytes per thread)\n", m.info.local_bytes);
+            rc |= !m.ok;
+        }
+    }
     return rc;
 }
 
@@ -901,6 +998,8 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
+            "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
+            "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
             "  --msm 20,24,26 [--g2] [--bits | --sparse] [--bits-table] [--precompute]\n"
             "  [--affine] [--msm-reps R] [--msm-c C]: MSM rows instead (sizes as log2; G1,\n"
             "  or G2 with --g2; random scalars, 0/1 scalars of density 1/2 with --bits, or\n"
@@ -919,6 +1018,7 @@ int bench_kernels(int argc, char **argv)
     opts_t o = {1024, 11, 4, 0, 0};
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
     int sweep = 0, device = 0, calibrate = 0;
+    int fp64_mode = 1; /* 0: no FP64 rows, 1: after the field table, 2: FP64 only */
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
     msm_mode mmode = {0, 0, 0, 0, 0, 0};
@@ -952,6 +1052,8 @@ int bench_kernels(int argc, char **argv)
         else if (!strcmp(argv[i], "--sparse")) mmode.sparse = 1;
         else if (!strcmp(argv[i], "--affine")) mmode.affine = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
+        else if (!strcmp(argv[i], "--fp64")) fp64_mode = 2;
+        else if (!strcmp(argv[i], "--no-fp64")) fp64_mode = 0;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
         else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;
         else if (v && !strcmp(argv[i], "--ntt-reps")) { ntt_reps = (unsigned)atoi(v); i++; }
@@ -991,8 +1093,8 @@ int bench_kernels(int argc, char **argv)
     printf("median of %u CUDA-event-timed launches after 1 warm-up; %u waves; "
            "n = elements, iters = dependent ops per element\n\n", o.reps, o.waves);
 
-    /* Pool: 3 arrays of the largest n (Fp, up to 2048 threads per SM). */
-    size_t pool = (size_t)3 * 2048 * 2 * di.sm_count * o.waves * sizeof(cuzk_fp) + (1 << 20);
+    /* Pool: 3 arrays of the largest n (Fp, up to 2048 threads per SM, 3 chains). */
+    size_t pool = (size_t)3 * 2048 * 3 * di.sm_count * o.waves * sizeof(cuzk_fp) + (1 << 20);
     cuzk_gpu_ctx *ctx = NULL;
     int rc = 0;
     st = bench_ctx(&ctx, device, pool);
@@ -1018,6 +1120,11 @@ int bench_kernels(int argc, char **argv)
         }
         printf("\n");
     }
+    if (fp64_mode == 2) {
+        rc = run_fp64(ctx, &o, cfg.block, only);
+        cuzk_gpu_ctx_destroy(ctx);
+        return rc;
+    }
     printf("%-7s %3s %5s %3s %4s %4s %9s %6s %9s %7s %8s %8s %8s %8s\n", "kernel", "var", "block",
            "ilp", "regs", "b/SM", "n", "iters", "median ms", "min ms", "G ops/s", "mul pk", "own pk",
            "pipe pk");
@@ -1042,6 +1149,7 @@ int bench_kernels(int argc, char **argv)
         printf("%-7s best: variant %u block %u ilp %u, %.2f G/s\n\n", kernels[ki].name,
                best_cfg.variant, best_cfg.block, best_cfg.ilp, best);
     }
+    if (fp64_mode) rc |= run_fp64(ctx, &o, cfg.block, only);
     cuzk_gpu_ctx_destroy(ctx);
     if (ntt_mode) rc |= bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     return rc;
