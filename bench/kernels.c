@@ -277,15 +277,16 @@ static const fp64_shape_t fp64_shapes[] = {
     {"mix 1+2", 7, 3, 2}, {"mix 2+1", 8, 3, 1},
 };
 
-/* Per multiplication x = x * y of the throughput loop (y's samples are
- * loop-invariant, hoisted), counted in the PTX of nvcc 13.0 -arch=sm_90
- * (each is one SASS instruction): FP64 instructions, fma.rz.f64 +
- * sub.rn.f64 (Fr 96 + 56, Fp 248 + 136); and the IMAD slots of the
- * quotient digits, one 64-bit low product each (mul.lo.s64: IMAD.WIDE.U32
- * + 2 IMAD = 4 slots; Fr 5, Fp 8 digits). The SASS counts are in
- * docs/perf.md ("FP64 field multiplication"). */
-static const int fp64_dp[2] = {152, 384};
-static const int fp64_imad_slots[2] = {20, 32};
+/* Per operation of the throughput loop (x = x * y, y's samples hoisted as
+ * loop-invariant; or x = x^2), counted in the PTX of nvcc 13.0 -arch=sm_90
+ * (each is one SASS instruction), indexed like kernels[]: FP64
+ * instructions, fma.rz.f64 + sub.rn.f64 (Fr mul 96 + 56, Fr sqr 76 + 46,
+ * Fp mul 248 + 136, Fp sqr 192 + 108); and the IMAD slots of the quotient
+ * digits, one 64-bit low product each (mul.lo.s64: IMAD.WIDE.U32 + 2 IMAD =
+ * 4 slots; Fr 5, Fp 8 digits). The SASS counts are in docs/perf.md ("FP64
+ * field multiplication"). */
+static const int fp64_dp[4] = {152, 122, 384, 300};
+static const int fp64_imad_slots[4] = {20, 20, 32, 32};
 
 /* Prints the FP64 rows of both fields (or of `only`'s field); returns 0 if
  * every result was right. */
@@ -298,15 +299,17 @@ static int run_fp64(cuzk_gpu_ctx *ctx, const opts_t *o, unsigned block, const ch
     int rc = 0;
     printf("\nFP64 field multiplication (src/gpu/ff_fp64.cuh): int = the integer kernel (variant"
            " 0); fp64 = every chain on the FP64 pipe;\nmix a+b = a integer and b FP64 chains per"
-           " thread. f64 pk = FP64 instructions issued / (SMs x 64 x clock) (Fr %d, Fp %d per"
-           " mul);\nint pk = IMAD slots / P (integer mul: Fr 264, Fp 588; FP64 mul: Fr %d, Fp"
-           " %d); x int = rate / the int row's.\n",
-           fp64_dp[0], fp64_dp[1], fp64_imad_slots[0], fp64_imad_slots[1]);
+           " thread. f64 pk = FP64 instructions issued / (SMs x 64 x clock) (Fr mul %d, sqr %d,"
+           "\nFp mul %d, sqr %d per op); int pk = IMAD slots / P (integer: Fr 264 / 226, Fp 588 /"
+           " 471; FP64: Fr %d, Fp %d); x int = rate / the int row's.\n",
+           fp64_dp[0], fp64_dp[1], fp64_dp[2], fp64_dp[3], fp64_imad_slots[0],
+           fp64_imad_slots[2]);
     printf("%-7s %-8s %3s %5s %3s %4s %4s %9s %9s %8s %7s %7s %7s\n", "field", "kind", "var",
            "block", "ilp", "regs", "b/SM", "n", "median ms", "G ops/s", "x int", "f64 pk",
            "int pk");
-    for (int fi = 0; fi < 2; fi++) {
-        const kernel_t *k = &kernels[fi ? 2 : 0]; /* Fr mul, Fp mul */
+    for (int fi = 0; fi < 4; fi++) { /* kernels[]: Fr mul, Fr sqr, Fp mul, Fp sqr */
+        const kernel_t *k = &kernels[fi];
+        int sqr = k->op == CUZK_GPU_OP_SQR;
         if (only && strcmp(only, k->id)) continue;
         meas_t base;
         cuzk_gpu_bench_cfg c0 = {block, 1, 0};
@@ -318,6 +321,7 @@ static int run_fp64(cuzk_gpu_ctx *ctx, const opts_t *o, unsigned block, const ch
         rc |= !base.ok;
         for (size_t si = 0; si < sizeof fp64_shapes / sizeof fp64_shapes[0]; si++) {
             const fp64_shape_t *sh = &fp64_shapes[si];
+            if (sqr && si != 0 && si != 2) continue; /* squarings: fp64 and mix 1+1 */
             cuzk_gpu_bench_cfg c = {block, sh->ilp, sh->variant};
             meas_t m;
             if (measure(ctx, k, c, o, &m)) { rc = 1; continue; }
@@ -990,13 +994,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench kernels [--iters K] [--reps R] [--waves W] [--block B]\n"
-            "                          [--ilp 1|2] [--variant 0-4] [--sweep] [--device D]\n"
+            "                          [--ilp 1|2] [--variant 0-8] [--sweep] [--device D]\n"
             "                          [--kernel fr-mul|fr-sqr|fp-mul|fp-sqr] [--calibrate]\n"
             "  Field mul/sqr throughput on the GPU (defaults: K 1024, R 11, W 4,\n"
             "  B 256, ilp 1, variant 0). --sweep tries blocks 128/256/512 x ilp 1/2,\n"
             "  then variants 1-4. Variant 1 is for comparison: mul = product\n"
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
-            "  immediates / M0 from constant memory / all from constant memory.\n"
+            "  immediates / M0 from constant memory / all from constant memory;\n"
+            "  5 the FP64 pipe; 6/7/8 mixed, 1+1 / 1+2 / 2+1 integer + FP64 chains\n"
+            "  per thread (their ilp, 2/3/3, is set by the variant).\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
             "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
             "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
@@ -1063,7 +1069,11 @@ int bench_kernels(int argc, char **argv)
         }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves || !ntt_reps) { usage(stderr); return 2; }
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 8) {
+        usage(stderr);
+        return 2;
+    }
+    if (cfg.variant >= 6) cfg.ilp = cfg.variant == 6 ? 2 : 3; /* fixed by the variant */
 
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count, gerr);

@@ -20,10 +20,12 @@ __global__ void ff_batch_kernel(uint4 *r, const uint4 *a, const uint4 *b, size_t
     if (i >= n) return;
     uint32_t x[F::N], y[F::N], z[F::N];
     ff_load<F>(x, a + i * V);
-    if (OP != CUZK_GPU_OP_SQR && OP != CUZK_GPU_OP_NEG) ff_load<F>(y, b + i * V);
+    if (OP != CUZK_GPU_OP_SQR && OP != CUZK_GPU_OP_NEG && OP != CUZK_GPU_OP_SQR_FP64)
+        ff_load<F>(y, b + i * V);
     switch (OP) {
     case CUZK_GPU_OP_MUL: ff_mul<F>(z, x, y); break;
     case CUZK_GPU_OP_MUL_FP64: ff64_mul<typename Ff64Of<F>::P>(z, x, y); break;
+    case CUZK_GPU_OP_SQR_FP64: ff64_sqr<typename Ff64Of<F>::P>(z, x); break;
     case CUZK_GPU_OP_MUL_MIXED: /* for testing both in one kernel: lanes diverge */
         if (i & 1) ff64_mul<typename Ff64Of<F>::P>(z, x, y);
         else       ff_mul<F>(z, x, y);
@@ -61,8 +63,8 @@ static cuzk_status batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void 
 {
     constexpr size_t elem = F::N * 4;
     gpu_err_clear(err);
-    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG;
-    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_MUL_MIXED)
+    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG && op != CUZK_GPU_OP_SQR_FP64;
+    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_SQR_FP64)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "field batch: bad argument");
     if (n == 0) return CUZK_OK;
     /* Three regions of `chunk` elements from the pool: a, b, r. */
@@ -85,7 +87,7 @@ static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, cons
                                 const void *b, size_t n, uint4 *da, size_t chunk, char *err)
 {
     constexpr size_t elem = F::N * 4;
-    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG;
+    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG && op != CUZK_GPU_OP_SQR_FP64;
     uint4 *db = da + chunk * FfVec<F>::V;
     uint4 *dr = db + chunk * FfVec<F>::V;
     cudaStream_t s = ctx->streams[0];
@@ -108,6 +110,9 @@ static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, cons
             break;
         case CUZK_GPU_OP_MUL_MIXED:
             st = launch_batch<F, CUZK_GPU_OP_MUL_MIXED>(s, dr, da, db, m, err);
+            break;
+        case CUZK_GPU_OP_SQR_FP64:
+            st = launch_batch<F, CUZK_GPU_OP_SQR_FP64>(s, dr, da, db, m, err);
             break;
         default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(s, dr, da, db, m, err); break;
         }
@@ -136,8 +141,8 @@ extern "C" cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu
 /* Thread t keeps ILP elements x_k = a[t + k T] (T threads) in registers and
  * does `iters` dependent steps on each; the ILP chains are independent, so
  * their instructions can overlap. Results go to out. Variants 5-8 put the
- * first ff64_chains(VAR, ILP) chains on the FP64 pipe (ff64_mul; a squaring
- * is ff64_mul(x, x)) and the others on the integer pipe (the library's
+ * first ff64_chains(VAR, ILP) chains on the FP64 pipe (ff64_mul, ff64_sqr)
+ * and the others on the integer pipe (the library's
  * ff_mul / ff_sqr): one instruction stream with both kinds of work, so each
  * warp keeps both pipes fed. */
 static __host__ __device__ constexpr int ff64_chains(int var, int ilp)
@@ -160,8 +165,9 @@ __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
     for (unsigned it = 0; it < iters; it++) {
 #pragma unroll
         for (int k = 0; k < ILP; k++) {
-            if (k < ff64_chains(VAR, ILP))
-                ff64_mul<typename Ff64Of<F>::P>(x[k], x[k], OP == CUZK_GPU_OP_MUL ? y : x[k]);
+            if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL)
+                ff64_mul<typename Ff64Of<F>::P>(x[k], x[k], y);
+            else if (k < ff64_chains(VAR, ILP)) ff64_sqr<typename Ff64Of<F>::P>(x[k], x[k]);
             else if (VAR >= 5 && OP == CUZK_GPU_OP_MUL) ff_mul<F>(x[k], x[k], y);
             else if (VAR >= 5)                 ff_sqr<F>(x[k], x[k]);
             else if (OP == CUZK_GPU_OP_MUL && VAR == 0) ff_mul<F>(x[k], x[k], y);

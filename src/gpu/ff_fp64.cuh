@@ -6,7 +6,8 @@
  * Interface: ff64_mul<P>(r, a, b) takes and returns the layout of ff.cuh
  * (F::N little-endian 32-bit limbs, fully reduced, Montgomery form with
  * R = 2^(32N): 2^256 for Fr, 2^384 for Fp) and gives bit for bit the same
- * result as ff_mul<F>. r may alias a or b. P is Ff64Fr or Ff64Fp.
+ * result as ff_mul<F>; ff64_sqr<P>(r, a) as ff_sqr<F>. r may alias a or b.
+ * P is Ff64Fr or Ff64Fp (Ff64Of<F>::P for an ff.cuh field F).
  *
  * Why: the integer products of ff.cuh run on the IMAD pipe, where a 32x32->64
  * product takes two issue slots (docs/perf.md, "GPU field arithmetic"). The
@@ -39,7 +40,7 @@
  * bits(lo) = E_LO + L with E_LO = (1023+52) << 52. The column sums are kept
  * as 64-bit integers: the product's L is added to column i+j and its H to
  * column i+j+1, as raw bit patterns; each column starts at minus the sum of
- * the E's it will receive (ff64_col_init), so after the last term it holds
+ * the E's it will receive (ff64_offset, ff64_redc_init), so after the last term it holds
  * the exact sum (all arithmetic mod 2^64, and the true sums are far below
  * 2^64: see the bounds). The column sums are not kept in doubles: a double
  * is exact only below 2^53, and a column of up to 4S terms of up to W bits
@@ -104,7 +105,8 @@
  * (S - 1) carry-only ones 1 DFMA; S + S DADD to make the samples of a and of
  * the quotient digits (the samples of b too when b changes). Fr: 25 + 25
  * products, 146 FP64 instructions + 10 conversions; Fp: 64 + 64 products,
- * 3 x 120 + 8 = 368 + 16. The SASS counts are in docs/perf.md.
+ * 3 x 120 + 8 = 368 + 16. The squaring has S(S+1)/2 products for a*b: Fr
+ * 15 + 25, Fp 36 + 64. The PTX and SASS counts are in docs/perf.md.
  *
  * Host emulation (CUZK_FF_HOST_EMULATION, tests/gpu/test_gpu_ff64_emu.cu):
  * the same code compiled for the host, fma() of <math.h> for __fma_rz. C's
@@ -230,19 +232,22 @@ FF_INLINE constexpr uint64_t ff64_pairs(int S, int k)
     return k < 0 || k > 2 * S - 2 ? 0 : k < S ? (uint64_t)k + 1 : (uint64_t)(2 * S - 1 - k);
 }
 
-/* Column k's starting value: minus the exponent bits of every term it will
- * receive (mod 2^64). L terms: a*b's (i + j = k) and Q*p's with j >= 1, plus
- * the last step's full q p_0 when DL < W; H terms: every product with
- * i + j = k - 1, both halves of the multiplication. */
+/* Minus the exponent bits of nlo L terms and nhi H terms (mod 2^64). */
 template <class P>
-FF_INLINE constexpr uint64_t ff64_col_init(int k)
+FF_INLINE constexpr uint64_t ff64_offset(uint64_t nlo, uint64_t nhi)
 {
-    constexpr uint64_t E_LO = (uint64_t)(1023 + 52) << 52;
-    constexpr uint64_t E_HI = (uint64_t)(1023 + 52 + P::W) << 52;
-    uint64_t nlo = 2 * ff64_pairs(P::S, k) - (k >= 0 && k < P::S ? 1 : 0) +
-                   (P::DL != P::W && k == P::S - 1 ? 1 : 0);
-    uint64_t nhi = 2 * ff64_pairs(P::S, k - 1);
-    return 0 - (nlo * E_LO + nhi * E_HI);
+    return 0 - (nlo * ((uint64_t)(1023 + 52) << 52) + nhi * ((uint64_t)(1023 + 52 + P::W) << 52));
+}
+
+/* Column k's starting value for the reduction's terms (ff64_redc): L of
+ * Q*p's products with j >= 1 and i + j = k, plus the last step's full q p_0
+ * when DL < W; H of every Q*p product with i + j = k - 1. */
+template <class P>
+FF_INLINE constexpr uint64_t ff64_redc_init(int k)
+{
+    return ff64_offset<P>(ff64_pairs(P::S, k) - (k >= 0 && k < P::S ? 1 : 0) +
+                              (P::DL != P::W && k == P::S - 1 ? 1 : 0),
+                          ff64_pairs(P::S, k - 1));
 }
 
 /* --------------------------------------------------------- the pieces -- */
@@ -264,7 +269,7 @@ FF_INLINE void ff64_split(double x[P::S], const uint32_t a[P::F::N])
 }
 
 /* Adds x*y to the columns: L to lo_col, H to hi_col (as raw bit patterns;
- * ff64_col_init removes the exponents). 2 DFMA + 1 DADD. */
+ * the column's starting value removes the exponents). 2 DFMA + 1 DADD. */
 template <class P>
 FF_INLINE void ff64_prod(uint64_t &lo_col, uint64_t &hi_col, double x, double y)
 {
@@ -278,11 +283,12 @@ FF_INLINE void ff64_prod(uint64_t &lo_col, uint64_t &hi_col, double x, double y)
 
 /* ---------------------------------------------------- multiplication -- */
 
-/* r = a * b * R^-1 mod p, R = 2^(32 F::N) as in ff.cuh (see the header
- * comment). r may alias a or b. */
+/* r = (T + Q p) / R for the product T held in the columns c (exact integer
+ * sums, plus the reduction's offsets ff64_redc_init): the S reduction steps,
+ * the conversion to 32-bit limbs and the conditional subtraction (see the
+ * header comment). T < p^2 required. */
 template <class P>
-FF_INLINE void ff64_mul(uint32_t r[P::F::N], const uint32_t a[P::F::N],
-                        const uint32_t b[P::F::N])
+FF_INLINE void ff64_redc(uint32_t r[P::F::N], uint64_t c[2 * P::S])
 {
     typedef typename P::F F;
     constexpr int S = P::S, W = P::W, DL = P::DL, n = F::N;
@@ -290,20 +296,6 @@ FF_INLINE void ff64_mul(uint32_t r[P::F::N], const uint32_t a[P::F::N],
     constexpr uint64_t MW = (1ull << W) - 1;
     static_assert((S - 1) * W + DL == 32 * n, "the digits must add up to R");
     static_assert(W <= 52 && DL <= W, "samples must fit a double's mantissa");
-
-    double x[S], y[S];
-    ff64_split<P>(x, a);
-    ff64_split<P>(y, b);
-
-    uint64_t c[2 * S];
-#pragma unroll
-    for (int k = 0; k < 2 * S; k++) c[k] = ff64_col_init<P>(k);
-
-    /* T = a*b: S^2 products. */
-#pragma unroll
-    for (int i = 0; i < S; i++)
-#pragma unroll
-        for (int j = 0; j < S; j++) ff64_prod<P>(c[i + j], c[i + j + 1], x[i], y[j]);
 
     /* T + Q p, digit by digit; column i is complete when step i reads it. */
     uint64_t carry = 0;
@@ -359,6 +351,62 @@ FF_INLINE void ff64_mul(uint32_t r[P::F::N], const uint32_t a[P::F::N],
     for (int k = 1; k < n - 1; k++) t[k] = ff_addc_cc(g[0][k], g[1][k]);
     t[n - 1] = ff_addc(g[0][n - 1], g[1][n - 1]);
     ff_reduce_once<F>(r, t);
+}
+
+/* r = a * b * R^-1 mod p, R = 2^(32 F::N) as in ff.cuh (see the header
+ * comment). r may alias a or b. */
+template <class P>
+FF_INLINE void ff64_mul(uint32_t r[P::F::N], const uint32_t a[P::F::N],
+                        const uint32_t b[P::F::N])
+{
+    constexpr int S = P::S;
+    double x[S], y[S];
+    ff64_split<P>(x, a);
+    ff64_split<P>(y, b);
+    uint64_t c[2 * S];
+#pragma unroll
+    for (int k = 0; k < 2 * S; k++)
+        c[k] = ff64_redc_init<P>(k) + ff64_offset<P>(ff64_pairs(S, k), ff64_pairs(S, k - 1));
+    /* T = a*b: S^2 products. */
+#pragma unroll
+    for (int i = 0; i < S; i++)
+#pragma unroll
+        for (int j = 0; j < S; j++) ff64_prod<P>(c[i + j], c[i + j + 1], x[i], y[j]);
+    ff64_redc<P>(r, c);
+}
+
+/* r = a^2 * R^-1 mod p, as ff64_mul(r, a, a) but with the S(S-1)/2 products
+ * x_i x_j (i < j) once, in their own columns d that are then doubled
+ * (2 d_k is exact: it is part of the square's column sum, bounded as in the
+ * header comment), and the S squares x_i^2: S(S+1)/2 products instead of S^2
+ * (Fr 15 of 25, Fp 36 of 64), for 2S doublings (a 64-bit add each). r may
+ * alias a. */
+template <class P>
+FF_INLINE void ff64_sqr(uint32_t r[P::F::N], const uint32_t a[P::F::N])
+{
+    constexpr int S = P::S;
+    double x[S];
+    ff64_split<P>(x, a);
+    uint64_t c[2 * S], d[2 * S];
+    /* Off-diagonal pairs with i < j and i + j = k: (pairs(k) - [k even]) / 2;
+     * squares: one L at each even k < 2S, one H at each odd k. */
+#pragma unroll
+    for (int k = 0; k < 2 * S; k++) {
+        uint64_t sq = k % 2 == 0 && k < 2 * S - 1 ? 1 : 0;
+        uint64_t sqh = k % 2 == 1 ? 1 : 0;
+        uint64_t offl = (ff64_pairs(S, k) - sq) / 2, offh = (ff64_pairs(S, k - 1) - sqh) / 2;
+        c[k] = ff64_redc_init<P>(k) + ff64_offset<P>(sq, sqh);
+        d[k] = ff64_offset<P>(offl, offh);
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        ff64_prod<P>(c[2 * i], c[2 * i + 1], x[i], x[i]);
+#pragma unroll
+        for (int j = i + 1; j < S; j++) ff64_prod<P>(d[i + j], d[i + j + 1], x[i], x[j]);
+    }
+#pragma unroll
+    for (int k = 0; k < 2 * S; k++) c[k] += d[k] << 1;
+    ff64_redc<P>(r, c);
 }
 
 #endif /* CUZK_GPU_FF_FP64_CUH */

@@ -32,8 +32,9 @@ typedef enum {
     CUZK_GPU_OP_NEG = 4,  /* r = -a    (b unused, may be NULL) */
     CUZK_GPU_OP_MUL_FP64 = 5, /* r = a * b with the products on the FP64 pipe
                                  (src/gpu/ff_fp64.cuh); same results as MUL */
-    CUZK_GPU_OP_MUL_MIXED = 6 /* r = a * b, even i on the integer pipe (ff.cuh),
-                                 odd i on the FP64 pipe, in one kernel */
+    CUZK_GPU_OP_MUL_MIXED = 6, /* r = a * b, even i on the integer pipe (ff.cuh),
+                                  odd i on the FP64 pipe, in one kernel */
+    CUZK_GPU_OP_SQR_FP64 = 7  /* r = a^2 on the FP64 pipe (b unused) */
 } cuzk_gpu_op;
 
 /* Elementwise r[i] = a[i] op b[i] for i < n on the GPU, host arrays in and
@@ -54,8 +55,7 @@ typedef struct {
                          2, 3, 4: the library's code with the modulus constants
                          as immediates / only M0 from constant memory / all
                          from constant memory (see src/gpu/ff.cuh).
-                         FP64 pipe (src/gpu/ff_fp64.cuh; sqr = mul(x, x) on
-                         that pipe): 5: every chain on the FP64 pipe; mixed
+                         FP64 pipe (src/gpu/ff_fp64.cuh): 5: every chain on the FP64 pipe; mixed
                          (the thread's chains split between the pipes, in the
                          same instruction stream): 6: 1 integer + 1 FP64
                          chain (ilp 2); 7: 1 integer + 2 FP64 (ilp 3); 8: 2

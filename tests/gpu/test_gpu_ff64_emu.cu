@@ -2,8 +2,8 @@
  * (CUZK_FF_HOST_EMULATION: fma() of <math.h> with the rounding mode set to
  * toward zero stands for the device's __fma_rz; both are IEEE 754
  * fusedMultiplyAdd, so this runs the same floating-point arithmetic as the
- * GPU), against the CPU backend's cuzk_fr_mul / cuzk_fp_mul, bit for bit:
- * 1e6 fresh random products per field (uniform, carry-heavy, and with
+ * GPU), against the CPU backend, bit for bit (ff64_mul and ff64_sqr against
+ * cuzk_{fr,fp}_{mul,sqr}): 1e6 fresh random products and squares per field (uniform, carry-heavy, and with
  * all-zero / all-one samples), all pairs of edge values, and a check of the
  * constants (modulus samples, -p^-1). Seeded: replay with CUZK_SEED=<n>.
  * CUZK_TEST_QUICK=1 runs 1e4 per field. */
@@ -41,12 +41,13 @@ static void check_constants(const char *name, const uint64_t *mod, int nl)
 
 template <class P, class E>
 static void check_field(const char *name, const uint64_t *mod, const E *one, int bits,
-                        long iters, void (*mul)(E *, const E *, const E *))
+                        long iters, void (*mul)(E *, const E *, const E *),
+                        void (*sqr)(E *, const E *))
 {
     typedef typename P::F F;
     const int nl = (int)(sizeof(E) / 8);
     check_constants<P>(name, mod, nl);
-    long bad = 0;
+    long bad = 0, sbad = 0;
     for (long it = 0; it < iters; it++) {
         E a, b, want;
         ff64c_rand(a.l, mod, nl, bits, (int)(it % 3));
@@ -62,14 +63,17 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
                 fprintf(stderr, "  limb %d a %016llx b %016llx\n", k,
                         (unsigned long long)a.l[k], (unsigned long long)b.l[k]);
         }
-        /* squaring through the multiplication (a = b) */
+        /* the squaring, and the multiplication with a = b */
+        sqr(&want, &a);
+        ff64_sqr<P>(z, x);
+        sbad += memcmp(z, &want, sizeof want) != 0;
         if (it % 16 == 0) {
-            mul(&want, &a, &a);
             ff64_mul<P>(z, x, x);
             bad += memcmp(z, &want, sizeof want) != 0;
         }
     }
     CHECK_MSG(bad == 0, "%s: %ld of %ld random products differ", name, bad, iters);
+    CHECK_MSG(sbad == 0, "%s: %ld of %ld random squares differ", name, sbad, iters);
 
     uint64_t e[FF64C_MAX_EDGES][CUZK_FP_LIMBS];
     int k = ff64c_edges(e, mod, one->l, nl, bits);
@@ -88,8 +92,16 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
             if (memcmp(z, &want, sizeof want) && ebad++ < 3)
                 fprintf(stderr, "%s edge pair (%d, %d) differs\n", name, i, j);
         }
+        E a, want;
+        memcpy(a.l, e[i], sizeof a);
+        uint32_t x[F::N], z[F::N];
+        memcpy(x, &a, sizeof a);
+        sqr(&want, &a);
+        ff64_sqr<P>(z, x);
+        if (memcmp(z, &want, sizeof want) && ebad++ < 3)
+            fprintf(stderr, "%s edge square %d differs\n", name, i);
     }
-    CHECK_MSG(ebad == 0, "%s: %d of %d edge pairs differ", name, ebad, k * k);
+    CHECK_MSG(ebad == 0, "%s: %d of %d edge pairs and squares differ", name, ebad, k * k + k);
 }
 
 int main(void)
@@ -103,7 +115,9 @@ int main(void)
           20282409603651670423947251286016.0 - 2251799813685248.0);
     const char *quick = getenv("CUZK_TEST_QUICK");
     long iters = quick && *quick && *quick != '0' ? 10000 : 1000000;
-    check_field<Ff64Fr, cuzk_fr>("Fr", CUZK_FR_MODULUS, &CUZK_FR_ONE, 255, iters, cuzk_fr_mul);
-    check_field<Ff64Fp, cuzk_fp>("Fp", CUZK_FP_MODULUS, &CUZK_FP_ONE, 381, iters, cuzk_fp_mul);
+    check_field<Ff64Fr, cuzk_fr>("Fr", CUZK_FR_MODULUS, &CUZK_FR_ONE, 255, iters, cuzk_fr_mul,
+                                cuzk_fr_sqr);
+    check_field<Ff64Fp, cuzk_fp>("Fp", CUZK_FP_MODULUS, &CUZK_FP_ONE, 381, iters, cuzk_fp_mul,
+                                cuzk_fp_sqr);
     return test_done(NAME);
 }
