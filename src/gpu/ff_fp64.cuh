@@ -40,9 +40,9 @@
  * bits(lo) = E_LO + L with E_LO = (1023+52) << 52. The column sums are kept
  * as 64-bit integers: the product's L is added to column i+j and its H to
  * column i+j+1, as raw bit patterns; each column starts at minus the sum of
- * the E's it will receive (ff64_offset, ff64_redc_init), so after the last term it holds
- * the exact sum (all arithmetic mod 2^64, and the true sums are far below
- * 2^64: see the bounds). The column sums are not kept in doubles: a double
+ * the E's it will receive (ff64_offset, ff64_redc_init), so after the last
+ * term it holds the exact sum (all arithmetic mod 2^64, and the true sums
+ * are far below 2^64: see the bounds). The column sums are not kept in doubles: a double
  * is exact only below 2^53, and a column of up to 4S terms of up to W bits
  * needs W + log2(4S) = 56.3 (Fr) / 53 (Fp) bits. The additions run on the
  * integer ALU pipe (IADD3 with two carry outputs takes two terms per pair of
@@ -90,7 +90,9 @@
  *   exact sums once all offsets are subtracted, and every partial sum of the
  *   true terms is too (the offsets are multiples of 2^52 >= 2^W, so they
  *   never change a column's low W bits, which is all that q_i reads; the
- *   carry reads a column only after its last term).
+ *   carry reads a column only after its last term). ff64_sqr makes the same
+ *   column sums as ff64_mul(a, a) (each off-diagonal H and L twice, by the
+ *   doubling), so the same bounds hold.
  * - Quotient: v mod 2^W times m' mod 2^64 keeps the low 64 >= W bits exact.
  * - Packing: parts are below 2^57 (Fr; 2^54 Fp) and two parts apart are 104
  *   (96) bits apart: no overlap inside the even or odd group, so the shifts
@@ -100,13 +102,14 @@
  *   carry out of the top word.
  *
  * ------------------------------------------------------------- counts --
- * Per multiplication (per thread), before ptxas: S^2 products for a*b and
- * S^2 - 1 for Q*p (plus Fr's full last q_4 p_0), each 2 DFMA + 1 DADD, the
- * (S - 1) carry-only ones 1 DFMA; S + S DADD to make the samples of a and of
- * the quotient digits (the samples of b too when b changes). Fr: 25 + 25
- * products, 146 FP64 instructions + 10 conversions; Fp: 64 + 64 products,
- * 3 x 120 + 8 = 368 + 16. The squaring has S(S+1)/2 products for a*b: Fr
- * 15 + 25, Fp 36 + 64. The PTX and SASS counts are in docs/perf.md.
+ * Per multiplication (per thread): S^2 products for a*b and S^2 for Q*p, each
+ * 2 DFMA + 1 DADD except the carry-only q_i p_0 (1 DFMA; all S of them for
+ * Fp, the first S - 1 for Fr); S + S DADD to make the samples of a and of
+ * the quotient digits (S more for b's when b changes). Fr: 46 full products
+ * + 4 carry-only = 142 FP64 instructions + 10 conversions = 152; Fp: 120
+ * full + 8 = 368 + 16 = 384. The squaring has S(S+1)/2 products for a*b (Fr
+ * 15 instead of 25, Fp 36 instead of 64): Fr 122, Fp 300. The PTX and SASS
+ * counts are in docs/perf.md.
  *
  * Host emulation (CUZK_FF_HOST_EMULATION, tests/gpu/test_gpu_ff64_emu.cu):
  * the same code compiled for the host, fma() of <math.h> for __fma_rz. C's
@@ -186,8 +189,9 @@ FF_INLINE double ff64_int_to_double(uint64_t x)
  * the final conditional subtraction), S samples of W bits, the last
  * quotient digit of DL bits ((S-1) W + DL = 32 F::N, so the Montgomery
  * radix is ff.cuh's R), the modulus samples p(j) and MP = -p^-1 mod 2^64.
- * Constants: research/gpu-sota.md's moduli cut into W-bit pieces
- * (checked by tests/gpu/test_gpu_ff64_emu.cu against the CPU's moduli). */
+ * Constants: the moduli of ff.cuh cut into W-bit pieces, and MP from them
+ * (both checked by tests/gpu/test_gpu_ff64_emu.cu against the CPU's
+ * moduli: the pieces rebuild it, MP p = -1 mod 2^64). */
 struct Ff64Fr {
     typedef FfFr F;
     static constexpr int S = 5, W = 52, DL = 48;
