@@ -274,7 +274,8 @@ typedef struct {
 
 static const fp64_shape_t fp64_shapes[] = {
     {"fp64", 5, 1, 1},    {"fp64 x2", 5, 2, 2}, {"mix 1+1", 6, 2, 1},
-    {"mix 1+2", 7, 3, 2}, {"mix 2+1", 8, 3, 1},
+    {"mix 1+2", 7, 3, 2}, {"mix 2+1", 8, 3, 1}, {"fp64 fc", 9, 1, 1},
+    {"mix fc", 10, 2, 1},
 };
 
 /* Per operation of the throughput loop (x = x * y, y's samples hoisted as
@@ -287,6 +288,9 @@ static const fp64_shape_t fp64_shapes[] = {
  * field multiplication"). */
 static const int fp64_dp[4] = {152, 122, 384, 300};
 static const int fp64_imad_slots[4] = {20, 20, 32, 32};
+/* Fp mul with the column sums in doubles (variants 9, 10; ff64_mul_fc):
+ * 248 fma.rz.f64 + 136 sub.rn.f64 + 120 add.rn.f64 in the PTX. */
+static const int fp64_fc_dp = 504;
 
 /* Prints the FP64 rows of both fields (or of `only`'s field); returns 0 if
  * every result was right. */
@@ -322,11 +326,13 @@ static int run_fp64(cuzk_gpu_ctx *ctx, const opts_t *o, unsigned block, const ch
         for (size_t si = 0; si < sizeof fp64_shapes / sizeof fp64_shapes[0]; si++) {
             const fp64_shape_t *sh = &fp64_shapes[si];
             if (sqr && si != 0 && si != 2) continue; /* squarings: fp64 and mix 1+1 */
+            if (sh->variant >= 9 && k->field == CUZK_GPU_FR) continue; /* Fp only */
             cuzk_gpu_bench_cfg c = {block, sh->ilp, sh->variant};
             meas_t m;
             if (measure(ctx, k, c, o, &m)) { rc = 1; continue; }
             double rate = m.gops * 1e9, f = (double)sh->nf / sh->ilp;
-            double f64 = rate * f * fp64_dp[fi] / dpeak;
+            int dp = sh->variant >= 9 ? fp64_fc_dp : fp64_dp[fi];
+            double f64 = rate * f * dp / dpeak;
             double imad = (rate * (1 - f) * k->slots + rate * f * fp64_imad_slots[fi]) / o->peak;
             printf("%-7s %-8s %3u %5u %3u %4d %4d %9zu %9.3f %8.2f %7.2f %6.1f%% %6.1f%%  %s\n",
                    k->name, sh->name, sh->variant, block, sh->ilp, m.info.regs,
@@ -994,7 +1000,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench kernels [--iters K] [--reps R] [--waves W] [--block B]\n"
-            "                          [--ilp 1|2] [--variant 0-8] [--sweep] [--device D]\n"
+            "                          [--ilp 1|2] [--variant 0-10] [--sweep] [--device D]\n"
             "                          [--kernel fr-mul|fr-sqr|fp-mul|fp-sqr] [--calibrate]\n"
             "  Field mul/sqr throughput on the GPU (defaults: K 1024, R 11, W 4,\n"
             "  B 256, ilp 1, variant 0). --sweep tries blocks 128/256/512 x ilp 1/2,\n"
@@ -1002,7 +1008,8 @@ static void usage(FILE *f)
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
             "  immediates / M0 from constant memory / all from constant memory;\n"
             "  5 the FP64 pipe; 6/7/8 mixed, 1+1 / 1+2 / 2+1 integer + FP64 chains\n"
-            "  per thread (their ilp, 2/3/3, is set by the variant).\n"
+            "  per thread (their ilp, 2/3/3, is set by the variant); 9/10 as 5/6\n"
+            "  with Fp's column sums in doubles (ff64_mul_fc).\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
             "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
             "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
@@ -1069,11 +1076,12 @@ int bench_kernels(int argc, char **argv)
         }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 8) {
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 10) {
         usage(stderr);
         return 2;
     }
-    if (cfg.variant >= 6) cfg.ilp = cfg.variant == 6 ? 2 : 3; /* fixed by the variant */
+    if (cfg.variant >= 6 && cfg.variant != 9) /* fixed by the variant */
+        cfg.ilp = cfg.variant == 6 || cfg.variant == 10 ? 2 : 3;
 
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count, gerr);

@@ -147,7 +147,7 @@ extern "C" cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu
  * warp keeps both pipes fed. */
 static __host__ __device__ constexpr int ff64_chains(int var, int ilp)
 {
-    return var == 5 ? ilp : var == 6 ? 1 : var == 7 ? 2 : var == 8 ? 1 : 0;
+    return var == 5 || var == 9 ? ilp : var == 6 || var == 10 ? 1 : var == 7 ? 2 : var == 8 ? 1 : 0;
 }
 
 template <class F, int OP, int ILP, int VAR>
@@ -165,7 +165,9 @@ __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
     for (unsigned it = 0; it < iters; it++) {
 #pragma unroll
         for (int k = 0; k < ILP; k++) {
-            if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL)
+            if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL && VAR >= 9)
+                ff64_mul_fc_or<typename Ff64Of<F>::P>(x[k], x[k], y);
+            else if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL)
                 ff64_mul<typename Ff64Of<F>::P>(x[k], x[k], y);
             else if (k < ff64_chains(VAR, ILP)) ff64_sqr<typename Ff64Of<F>::P>(x[k], x[k]);
             else if (VAR >= 5 && OP == CUZK_GPU_OP_MUL) ff_mul<F>(x[k], x[k], y);
@@ -239,7 +241,8 @@ static cuzk_status throughput_ilp(cuzk_gpu_ctx *ctx, const void *a, const void *
  * 2, 3, 4 the library's code with the modulus constants as immediates, with
  * only M0 from constant memory, and all from constant memory (ff.cuh);
  * 5 the FP64 pipe (ff_fp64.cuh); 6, 7, 8 mixed, 1 + 1, 1 + 2, 2 + 1 integer
- * + FP64 chains per thread (ilp 2, 3, 3: checked by the caller). */
+ * + FP64 chains per thread (ilp 2, 3, 3: checked by the caller); 9, 10 as 5
+ * and 6 with Fp's column sums in doubles (ff64_mul_fc; Fr: as 5 and 6). */
 template <template <int> class FT, class LIB, int OP>
 static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned var,
@@ -255,7 +258,9 @@ static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *
     case 5: return throughput_ilp<LIB, OP, 5>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 6: return throughput<LIB, OP, 2, 6>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
     case 7: return throughput<LIB, OP, 3, 7>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
-    default: return throughput<LIB, OP, 3, 8>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 8: return throughput<LIB, OP, 3, 8>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 9: return throughput_ilp<LIB, OP, 9>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    default: return throughput<LIB, OP, 2, 10>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
     }
 }
 
@@ -284,13 +289,14 @@ extern "C" cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field 
     gpu_err_clear(err);
     unsigned block = cfg.block ? cfg.block : 256;
     /* variants 6-8 have a fixed number of chains per thread */
-    unsigned fixed_ilp = cfg.variant == 6 ? 2 : cfg.variant == 7 || cfg.variant == 8 ? 3 : 0;
+    unsigned fixed_ilp = cfg.variant == 6 || cfg.variant == 10 ? 2
+                       : cfg.variant == 7 || cfg.variant == 8 ? 3 : 0;
     unsigned ilp = cfg.ilp ? cfg.ilp : fixed_ilp ? fixed_ilp : 1;
     if (!ctx || !a || !ms || n == 0 || reps == 0 || (op == CUZK_GPU_OP_MUL && !b) ||
         (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) ||
         (field != CUZK_GPU_FR && field != CUZK_GPU_FP) ||
         (fixed_ilp ? ilp != fixed_ilp : ilp != 1 && ilp != 2) ||
-        cfg.variant > 8 || n % ilp || block == 0 || block > 1024 || block % 32)
+        cfg.variant > 10 || n % ilp || block == 0 || block > 1024 || block % 32)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: bad argument");
     size_t elem = field == CUZK_GPU_FR ? CUZK_FR_BYTES : CUZK_FP_BYTES;
     if ((n / ilp + block - 1) / block > 0x7fffffff)

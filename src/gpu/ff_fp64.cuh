@@ -108,8 +108,10 @@
  * the quotient digits (S more for b's when b changes). Fr: 46 full products
  * + 4 carry-only = 142 FP64 instructions + 10 conversions = 152; Fp: 120
  * full + 8 = 368 + 16 = 384. The squaring has S(S+1)/2 products for a*b (Fr
- * 15 instead of 25, Fp 36 instead of 64): Fr 122, Fp 300. The PTX and SASS
- * counts are in docs/perf.md.
+ * 15 instead of 25, Fp 36 instead of 64): Fr 122, Fp 300. ff64_mul_fc (Fp,
+ * column sums in doubles, at the end of this file): 504 FP64 and only the
+ * per-column integer additions. The PTX and SASS counts are in
+ * docs/perf.md.
  *
  * Host emulation (CUZK_FF_HOST_EMULATION, tests/gpu/test_gpu_ff64_emu.cu):
  * the same code compiled for the host, fma() of <math.h> for __fma_rz. C's
@@ -147,6 +149,16 @@ FF_INLINE double ff64_sub(double a, double b)
     return a - b;
 #else
     return __dsub_rn(a, b);
+#endif
+}
+
+/* a + b; only ever used where the sum is exact (one DADD). */
+FF_INLINE double ff64_add(double a, double b)
+{
+#if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
+    return a + b;
+#else
+    return __dadd_rn(a, b);
 #endif
 }
 
@@ -287,41 +299,15 @@ FF_INLINE void ff64_prod(uint64_t &lo_col, uint64_t &hi_col, double x, double y)
 
 /* ---------------------------------------------------- multiplication -- */
 
-/* r = (T + Q p) / R for the product T held in the columns c (exact integer
- * sums, plus the reduction's offsets ff64_redc_init): the S reduction steps,
- * the conversion to 32-bit limbs and the conditional subtraction (see the
- * header comment). T < p^2 required. */
+/* r from the columns after the reduction (exact integer sums; c[S-1] the
+ * last step's v' when DL < W, else unused and `carry` the last step's
+ * carry into column S): the conversion to 32-bit limbs and the conditional
+ * subtraction (see the header comment). */
 template <class P>
-FF_INLINE void ff64_redc(uint32_t r[P::F::N], uint64_t c[2 * P::S])
+FF_INLINE void ff64_finish(uint32_t r[P::F::N], const uint64_t c[2 * P::S], uint64_t carry)
 {
     typedef typename P::F F;
     constexpr int S = P::S, W = P::W, DL = P::DL, n = F::N;
-    constexpr double C_HI = ff64_pow2(52 + W);
-    constexpr uint64_t MW = (1ull << W) - 1;
-    static_assert((S - 1) * W + DL == 32 * n, "the digits must add up to R");
-    static_assert(W <= 52 && DL <= W, "samples must fit a double's mantissa");
-
-    /* T + Q p, digit by digit; column i is complete when step i reads it. */
-    uint64_t carry = 0;
-#pragma unroll
-    for (int i = 0; i < S; i++) {
-        const bool last = i == S - 1;
-        uint64_t v = c[i] + carry;
-        uint64_t q = v * P::MP & (last ? (1ull << DL) - 1 : MW);
-        double qd = ff64_int_to_double(q);
-        if (last && DL != W) {
-            /* Column i must become 0 mod 2^DL: q p_0 in full. */
-            ff64_prod<P>(v, c[i + 1], qd, (double)P::p(0));
-            c[i] = v;
-        } else {
-            /* Only H of q p_0; the column's carry is ceil(v / 2^W). */
-            c[i + 1] += ff64_bits(ff64_fma_rz(qd, (double)P::p(0), C_HI));
-            carry = (v + MW) >> W;
-        }
-#pragma unroll
-        for (int j = 1; j < S; j++) ff64_prod<P>(c[i + j], c[i + j + 1], qd, (double)P::p(j));
-    }
-
     /* The result's parts: part m at bit pos(m). DL < W: part 0 is column
      * S-1 >> DL at bit 0, part m >= 1 column S-1+m at W m - DL. DL = W:
      * part m is column S+m (the last carry added) at W m. */
@@ -355,6 +341,42 @@ FF_INLINE void ff64_redc(uint32_t r[P::F::N], uint64_t c[2 * P::S])
     for (int k = 1; k < n - 1; k++) t[k] = ff_addc_cc(g[0][k], g[1][k]);
     t[n - 1] = ff_addc(g[0][n - 1], g[1][n - 1]);
     ff_reduce_once<F>(r, t);
+}
+
+/* r = (T + Q p) / R for the product T held in the columns c (exact integer
+ * sums, plus the reduction's offsets ff64_redc_init): the S reduction steps,
+ * then ff64_finish (see the header comment). T < p^2 required. */
+template <class P>
+FF_INLINE void ff64_redc(uint32_t r[P::F::N], uint64_t c[2 * P::S])
+{
+    constexpr int S = P::S, W = P::W, DL = P::DL, n = P::F::N;
+    constexpr double C_HI = ff64_pow2(52 + W);
+    constexpr uint64_t MW = (1ull << W) - 1;
+    static_assert((S - 1) * W + DL == 32 * n, "the digits must add up to R");
+    static_assert(W <= 52 && DL <= W, "samples must fit a double's mantissa");
+
+    /* T + Q p, digit by digit; column i is complete when step i reads it. */
+    uint64_t carry = 0;
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        const bool last = i == S - 1;
+        uint64_t v = c[i] + carry;
+        uint64_t q = v * P::MP & (last ? (1ull << DL) - 1 : MW);
+        double qd = ff64_int_to_double(q);
+        if (last && DL != W) {
+            /* Column i must become 0 mod 2^DL: q p_0 in full. */
+            ff64_prod<P>(v, c[i + 1], qd, (double)P::p(0));
+            c[i] = v;
+        } else {
+            /* Only H of q p_0; the column's carry is ceil(v / 2^W). */
+            c[i + 1] += ff64_bits(ff64_fma_rz(qd, (double)P::p(0), C_HI));
+            carry = (v + MW) >> W;
+        }
+#pragma unroll
+        for (int j = 1; j < S; j++) ff64_prod<P>(c[i + j], c[i + j + 1], qd, (double)P::p(j));
+    }
+
+    ff64_finish<P>(r, c, carry);
 }
 
 /* r = a * b * R^-1 mod p, R = 2^(32 F::N) as in ff.cuh (see the header
@@ -411,6 +433,89 @@ FF_INLINE void ff64_sqr(uint32_t r[P::F::N], const uint32_t a[P::F::N])
 #pragma unroll
     for (int k = 0; k < 2 * S; k++) c[k] += d[k] << 1;
     ff64_redc<P>(r, c);
+}
+
+/* ------------------------------------- column sums in doubles (Fp only) -- */
+
+/* True when a column's 2S terms of W bits fit the exact range of a double
+ * column sum: 2S (2^W - 1) < 2^52. Fp (S 8, W 48): 16 (2^48 - 1) < 2^52;
+ * Fr (W 52) does not. */
+template <class P>
+FF_INLINE constexpr bool ff64_fc_ok()
+{
+    return 2 * P::S <= (1 << (52 - P::W));
+}
+
+/* r = a * b * R^-1 mod p as ff64_mul, with the column sums kept in doubles
+ * instead of integers (for the case where the integer additions, not the
+ * FP64 pipe, bound ff64_mul). Column k is two doubles:
+ *   h_k = 2^(52+W) + (sum of its H) 2^W, summed by the products' own FMAs:
+ *         h_k = fma_rz(x, y, h_k) adds exactly floor(xy / 2^W) 2^W while
+ *         the result stays below 2^(53+W), i.e. while the sum of H is below
+ *         2^52: true for 2S terms of W bits (ff64_fc_ok);
+ *   l_k = 2^52 + (sum of its L): L = fma_rz(x, y, h_before - h_after)
+ *         (h_before - h_after = -H 2^W exactly: both are multiples of 2^W in
+ *         one binade), then l_k += L (exact: 2S terms below 2^W keep l_k
+ *         below 2^53).
+ * So a product is 2 DFMA + 2 DADD and no integer addition (ff64_mul: 2 DFMA
+ * + 1 DADD + 2 integer terms); the carry-only q_i p_0 is 1 DFMA. A column
+ * is read as an integer once: (bits(h_k) - E_HI) + (bits(l_k) - E_LO), the
+ * linear bit patterns of the method. Requires DL = W (Fp). */
+template <class P>
+FF_INLINE void ff64_mul_fc(uint32_t r[P::F::N], const uint32_t a[P::F::N],
+                           const uint32_t b[P::F::N])
+{
+    constexpr int S = P::S, W = P::W;
+    static_assert(ff64_fc_ok<P>() && P::DL == W, "column sums must fit a double");
+    constexpr double C_HI = ff64_pow2(52 + W);
+    constexpr uint64_t MW = (1ull << W) - 1;
+    constexpr uint64_t E_HI = (uint64_t)(1023 + 52 + W) << 52, E_LO = FF64_E52;
+    double x[S], y[S];
+    ff64_split<P>(x, a);
+    ff64_split<P>(y, b);
+    double h[2 * S], l[2 * S];
+#pragma unroll
+    for (int k = 0; k < 2 * S; k++) {
+        h[k] = C_HI;
+        l[k] = FF64_TWO52;
+    }
+#pragma unroll
+    for (int i = 0; i < S; i++)
+#pragma unroll
+        for (int j = 0; j < S; j++) {
+            double hn = ff64_fma_rz(x[i], y[j], h[i + j + 1]);
+            l[i + j] = ff64_add(l[i + j], ff64_fma_rz(x[i], y[j], ff64_sub(h[i + j + 1], hn)));
+            h[i + j + 1] = hn;
+        }
+    uint64_t carry = 0, c[2 * S];
+#pragma unroll
+    for (int i = 0; i < S; i++) {
+        uint64_t v = ff64_bits(h[i]) + ff64_bits(l[i]) + (carry - E_HI - E_LO);
+        uint64_t q = v * P::MP & MW;
+        double qd = ff64_int_to_double(q);
+        h[i + 1] = ff64_fma_rz(qd, (double)P::p(0), h[i + 1]); /* H of q p_0 */
+        carry = (v + MW) >> W;
+#pragma unroll
+        for (int j = 1; j < S; j++) {
+            const int k = i + j;
+            double pj = (double)P::p(j);
+            double hn = ff64_fma_rz(qd, pj, h[k + 1]);
+            l[k] = ff64_add(l[k], ff64_fma_rz(qd, pj, ff64_sub(h[k + 1], hn)));
+            h[k + 1] = hn;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < 2 * S; k++) c[k] = ff64_bits(h[k]) + ff64_bits(l[k]) - E_HI - E_LO;
+    ff64_finish<P>(r, c, carry);
+}
+
+/* ff64_mul_fc where the field allows it (Fp), else ff64_mul. */
+template <class P>
+FF_INLINE void ff64_mul_fc_or(uint32_t r[P::F::N], const uint32_t a[P::F::N],
+                              const uint32_t b[P::F::N])
+{
+    if constexpr (ff64_fc_ok<P>()) ff64_mul_fc<P>(r, a, b);
+    else ff64_mul<P>(r, a, b);
 }
 
 #endif /* CUZK_GPU_FF_FP64_CUH */

@@ -49,7 +49,8 @@ cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu_op op, con
 typedef struct {
     unsigned block;   /* threads per block (default 256) */
     unsigned ilp;     /* independent chains per thread, 1 or 2 (default 1);
-                         variants 6-8 fix it (2, 3, 3; 0 picks that) */
+                         variants 6-8 and 10 fix it (2, 3, 3, 2; 0 picks
+                         that) */
     unsigned variant; /* 0: the library's mul and sqr. For comparison: 1:
                          mul = product then reduction ("SOS"), sqr = mul(x, x);
                          2, 3, 4: the library's code with the modulus constants
@@ -59,7 +60,9 @@ typedef struct {
                          (the thread's chains split between the pipes, in the
                          same instruction stream): 6: 1 integer + 1 FP64
                          chain (ilp 2); 7: 1 integer + 2 FP64 (ilp 3); 8: 2
-                         integer + 1 FP64 (ilp 3) */
+                         integer + 1 FP64 (ilp 3); 9, 10: as 5 and 6 with
+                         Fp's column sums in doubles (ff64_mul_fc; Fr: the
+                         same as 5 and 6) */
 } cuzk_gpu_bench_cfg;
 
 typedef struct {
@@ -74,7 +77,7 @@ typedef struct {
  * values recommended) once; then each of n / ilp threads keeps ilp elements
  * x_k = a[.] in registers and does `iters` dependent steps x_k = x_k * b[t]
  * (MUL; b[t] of its thread) or x_k = x_k^2 (SQR), and writes x back. n must be
- * a multiple of ilp (variants 6-8: of their ilp); 3 n elements must fit in the pool. One untimed warm-up
+ * a multiple of ilp (variants 6-8, 10: of their ilp); 3 n elements must fit in the pool. One untimed warm-up
  * launch, then `reps` launches, each timed with CUDA events: ms[k] gets
  * launch k's time. Operations per launch: n * iters. If out is not NULL it
  * receives the n results of the last launch (for checking). info (optional)

@@ -4,7 +4,7 @@
  * FP64 pipe, in one kernel) on 1e6 fresh random products per field (uniform,
  * carry-heavy, and with all-zero / all-one samples) and on all pairs of edge
  * values; then the benchmark's throughput kernel in its FP64 and mixed
- * variants (5-8), mul and sqr. Exit 77 (ctest: skipped) without a GPU.
+ * variants (5-10), mul and sqr. Exit 77 (ctest: skipped) without a GPU.
  * CUZK_TEST_QUICK=1 uses 1e4 products. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +124,8 @@ static void test_throughput_kernel(cuzk_gpu_ctx *ctx, const field_t *f)
         ff64c_rand((uint64_t *)(a + i * f->bytes), f->modulus, f->nlimbs, f->bits, 0);
         ff64c_rand((uint64_t *)(b + i * f->bytes), f->modulus, f->nlimbs, f->bits, 0);
     }
-    static const unsigned vars[][2] = {{5, 1}, {5, 2}, {6, 2}, {7, 3}, {8, 3}};
+    static const unsigned vars[][2] = {{5, 1}, {5, 2}, {6, 2}, {7, 3}, {8, 3},
+                                       {9, 1}, {9, 2}, {10, 2}};
     for (int op = 0; op < 2; op++)
         for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
             unsigned ilp = vars[v][1];

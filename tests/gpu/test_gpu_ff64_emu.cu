@@ -2,8 +2,8 @@
  * (CUZK_FF_HOST_EMULATION: fma() of <math.h> with the rounding mode set to
  * toward zero stands for the device's __fma_rz; both are IEEE 754
  * fusedMultiplyAdd, so this runs the same floating-point arithmetic as the
- * GPU), against the CPU backend, bit for bit (ff64_mul and ff64_sqr against
- * cuzk_{fr,fp}_{mul,sqr}): 1e6 fresh random products and squares per field (uniform, carry-heavy, and with
+ * GPU), against the CPU backend, bit for bit (ff64_mul, ff64_sqr and Fp's
+ * ff64_mul_fc against cuzk_{fr,fp}_{mul,sqr}): 1e6 fresh random products and squares per field (uniform, carry-heavy, and with
  * all-zero / all-one samples), all pairs of edge values, and a check of the
  * constants (modulus samples, -p^-1). Seeded: replay with CUZK_SEED=<n>.
  * CUZK_TEST_QUICK=1 runs 1e4 per field. */
@@ -47,7 +47,7 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
     typedef typename P::F F;
     const int nl = (int)(sizeof(E) / 8);
     check_constants<P>(name, mod, nl);
-    long bad = 0, sbad = 0;
+    long bad = 0, sbad = 0, fbad = 0;
     for (long it = 0; it < iters; it++) {
         E a, b, want;
         ff64c_rand(a.l, mod, nl, bits, (int)(it % 3));
@@ -56,6 +56,10 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
         memcpy(x, &a, sizeof a);
         memcpy(y, &b, sizeof b);
         mul(&want, &a, &b);
+        if (ff64_fc_ok<P>()) { /* Fp: column sums in doubles */
+            ff64_mul_fc_or<P>(z, x, y);
+            fbad += memcmp(z, &want, sizeof want) != 0;
+        }
         ff64_mul<P>(z, x, y);
         if (memcmp(z, &want, sizeof want) && bad++ < 3) {
             fprintf(stderr, "%s random #%ld differs\n", name, it);
@@ -74,6 +78,9 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
     }
     CHECK_MSG(bad == 0, "%s: %ld of %ld random products differ", name, bad, iters);
     CHECK_MSG(sbad == 0, "%s: %ld of %ld random squares differ", name, sbad, iters);
+    if (ff64_fc_ok<P>())
+        CHECK_MSG(fbad == 0, "%s: %ld of %ld random products (ff64_mul_fc) differ", name, fbad,
+                  iters);
 
     uint64_t e[FF64C_MAX_EDGES][CUZK_FP_LIMBS];
     int k = ff64c_edges(e, mod, one->l, nl, bits);
@@ -91,6 +98,11 @@ static void check_field(const char *name, const uint64_t *mod, const E *one, int
             ff64_mul<P>(z, x, y);
             if (memcmp(z, &want, sizeof want) && ebad++ < 3)
                 fprintf(stderr, "%s edge pair (%d, %d) differs\n", name, i, j);
+            if (ff64_fc_ok<P>()) {
+                ff64_mul_fc_or<P>(z, x, y);
+                if (memcmp(z, &want, sizeof want) && ebad++ < 3)
+                    fprintf(stderr, "%s edge pair (%d, %d) differs (fc)\n", name, i, j);
+            }
         }
         E a, want;
         memcpy(a.l, e[i], sizeof a);
