@@ -179,9 +179,19 @@ typedef struct {
     int sms;
 } opts_t;
 
-/* Runs one kernel in one shape, prints one table row; returns 0 if correct. */
-static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
-                   const opts_t *o, double *gops_out)
+/* One kernel in one shape: its rate (median launch), resources, and the
+ * CPU check of 4 results. */
+typedef struct {
+    double gops, med_ms, min_ms;
+    size_t n;
+    cuzk_gpu_kernel_info info;
+    int ok;
+} meas_t;
+
+/* Runs one kernel in one shape into *m; returns 0 if it ran (m->ok says
+ * whether the results were right). */
+static int measure(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
+                   const opts_t *o, meas_t *m)
 {
     size_t sz = k->field == CUZK_GPU_FP ? sizeof(cuzk_fp) : sizeof(cuzk_fr);
     /* Probe the kernel's occupancy with a minimal launch, then size the grid
@@ -219,23 +229,120 @@ static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
     size_t samples[4] = {0, n / 3, n / 2 + 1, n - 1};
     for (int s = 0; s < 4; s++) ok &= check_elem(k, a, b, out, samples[s], nthreads, o->iters);
     qsort(ms, o->reps, sizeof *ms, cmp_float);
-    double med = o->reps % 2 ? ms[o->reps / 2] : 0.5 * (ms[o->reps / 2 - 1] + ms[o->reps / 2]);
-    double ops = (double)n * o->iters;
-    double gops = ops / (med * 1e-3) / 1e9;
-    double peak_mul = o->peak / k->imad_mul / 1e9, peak_own = o->peak / k->imad / 1e9;
-    double peak_pipe = o->peak / k->slots / 1e9;
-    printf("%-7s %3u %5u %3u %4d %4d %9zu %6u %9.3f %7.3f %8.2f %7.1f%% %7.1f%% %7.1f%%  %s\n",
-           k->name, cfg.variant, cfg.block, cfg.ilp, info.regs, info.blocks_per_sm, n, o->iters,
-           med, ms[0], gops, 100.0 * gops / peak_mul, 100.0 * gops / peak_own,
-           100.0 * gops / peak_pipe, ok ? "ok" : "MISMATCH");
-    if (info.local_bytes) printf("        (local memory %d bytes per thread)\n", info.local_bytes);
-    if (gops_out) *gops_out = gops;
-    rc = ok ? 0 : 1;
+    m->med_ms = o->reps % 2 ? ms[o->reps / 2] : 0.5 * (ms[o->reps / 2 - 1] + ms[o->reps / 2]);
+    m->min_ms = ms[0];
+    m->gops = (double)n * o->iters / (m->med_ms * 1e-3) / 1e9;
+    m->n = n;
+    m->info = info;
+    m->ok = ok;
+    rc = 0;
 done:
     free(a);
     free(b);
     free(out);
     free(ms);
+    return rc;
+}
+
+/* Runs one kernel in one shape, prints one table row; returns 0 if correct. */
+static int run_one(cuzk_gpu_ctx *ctx, const kernel_t *k, cuzk_gpu_bench_cfg cfg,
+                   const opts_t *o, double *gops_out)
+{
+    meas_t m;
+    if (measure(ctx, k, cfg, o, &m)) return 1;
+    double peak_mul = o->peak / k->imad_mul / 1e9, peak_own = o->peak / k->imad / 1e9;
+    double peak_pipe = o->peak / k->slots / 1e9;
+    printf("%-7s %3u %5u %3u %4d %4d %9zu %6u %9.3f %7.3f %8.2f %7.1f%% %7.1f%% %7.1f%%  %s\n",
+           k->name, cfg.variant, cfg.block, cfg.ilp, m.info.regs, m.info.blocks_per_sm, m.n,
+           o->iters, m.med_ms, m.min_ms, m.gops, 100.0 * m.gops / peak_mul,
+           100.0 * m.gops / peak_own, 100.0 * m.gops / peak_pipe, m.ok ? "ok" : "MISMATCH");
+    if (m.info.local_bytes)
+        printf("        (local memory %d bytes per thread)\n", m.info.local_bytes);
+    if (gops_out) *gops_out = m.gops;
+    return m.ok ? 0 : 1;
+}
+
+/* -------------------------------------------- FP64 field multiplication -- */
+
+/* The FP64-pipe rows (src/gpu/ff_fp64.cuh; throughput variants 5-8): each
+ * shape against the integer kernel (variant 0, ilp 1) measured just before
+ * it in the same harness, same dependent chains x = x * y. */
+typedef struct {
+    const char *name;
+    unsigned variant, ilp, nf; /* nf of the ilp chains on the FP64 pipe */
+} fp64_shape_t;
+
+static const fp64_shape_t fp64_shapes[] = {
+    {"fp64", 5, 1, 1},    {"fp64 x2", 5, 2, 2}, {"mix 1+1", 6, 2, 1},
+    {"mix 1+2", 7, 3, 2}, {"mix 2+1", 8, 3, 1}, {"fp64 fc", 9, 1, 1},
+    {"mix fc", 10, 2, 1},
+};
+
+/* Per operation of the throughput loop (x = x * y, y's samples hoisted as
+ * loop-invariant; or x = x^2), counted in the PTX of nvcc 13.0 -arch=sm_90
+ * (each is one SASS instruction), indexed like kernels[]: FP64
+ * instructions, fma.rz.f64 + sub.rn.f64 (Fr mul 96 + 56, Fr sqr 76 + 46,
+ * Fp mul 248 + 136, Fp sqr 192 + 108); and the IMAD slots of the quotient
+ * digits, one 64-bit low product each (mul.lo.s64: IMAD.WIDE.U32 + 2 IMAD =
+ * 4 slots; Fr 5, Fp 8 digits). The SASS counts are in docs/perf.md ("FP64
+ * field multiplication"). */
+static const int fp64_dp[4] = {152, 122, 384, 300};
+static const int fp64_imad_slots[4] = {20, 20, 32, 32};
+/* Fp mul with the column sums in doubles (variants 9, 10; ff64_mul_fc):
+ * 248 fma.rz.f64 + 136 sub.rn.f64 + 120 add.rn.f64 in the PTX. */
+static const int fp64_fc_dp = 504;
+
+/* Prints the FP64 rows of both fields (or of `only`'s field); returns 0 if
+ * every result was right. */
+static int run_fp64(cuzk_gpu_ctx *ctx, const opts_t *o, unsigned block, const char *only)
+{
+    /* FP64 peak: 64 DFMA lanes per SM (Hopper; measured 58.9 per clock per
+     * SM on the H200, research/gpu-sota.md §5.1) at the SM clock; the
+     * integer pipe's: P = SMs x 64 x clock, an IMAD.WIDE taking 2 slots. */
+    double dpeak = o->peak;
+    int rc = 0;
+    printf("\nFP64 field multiplication (src/gpu/ff_fp64.cuh): int = the integer kernel (variant"
+           " 0); fp64 = every chain on the FP64 pipe;\nmix a+b = a integer and b FP64 chains per"
+           " thread. f64 pk = FP64 instructions issued / (SMs x 64 x clock) (Fr mul %d, sqr %d,"
+           "\nFp mul %d, sqr %d per op); int pk = IMAD slots / P (integer: Fr 264 / 226, Fp 588 /"
+           " 471; FP64: Fr %d, Fp %d); x int = rate / the int row's.\n",
+           fp64_dp[0], fp64_dp[1], fp64_dp[2], fp64_dp[3], fp64_imad_slots[0],
+           fp64_imad_slots[2]);
+    printf("%-7s %-8s %3s %5s %3s %4s %4s %9s %9s %8s %7s %7s %7s\n", "field", "kind", "var",
+           "block", "ilp", "regs", "b/SM", "n", "median ms", "G ops/s", "x int", "f64 pk",
+           "int pk");
+    for (int fi = 0; fi < 4; fi++) { /* kernels[]: Fr mul, Fr sqr, Fp mul, Fp sqr */
+        const kernel_t *k = &kernels[fi];
+        int sqr = k->op == CUZK_GPU_OP_SQR;
+        if (only && strcmp(only, k->id)) continue;
+        meas_t base;
+        cuzk_gpu_bench_cfg c0 = {block, 1, 0};
+        if (measure(ctx, k, c0, o, &base)) { rc = 1; continue; }
+        printf("%-7s %-8s %3u %5u %3u %4d %4d %9zu %9.3f %8.2f %7.2f %6.1f%% %6.1f%%  %s\n",
+               k->name, "int", 0u, block, 1u, base.info.regs, base.info.blocks_per_sm, base.n,
+               base.med_ms, base.gops, 1.0, 0.0, 100.0 * base.gops * 1e9 * k->slots / o->peak,
+               base.ok ? "ok" : "MISMATCH");
+        rc |= !base.ok;
+        for (size_t si = 0; si < sizeof fp64_shapes / sizeof fp64_shapes[0]; si++) {
+            const fp64_shape_t *sh = &fp64_shapes[si];
+            if (sqr && si != 0 && si != 2) continue; /* squarings: fp64 and mix 1+1 */
+            if (sh->variant >= 9 && k->field == CUZK_GPU_FR) continue; /* Fp only */
+            cuzk_gpu_bench_cfg c = {block, sh->ilp, sh->variant};
+            meas_t m;
+            if (measure(ctx, k, c, o, &m)) { rc = 1; continue; }
+            double rate = m.gops * 1e9, f = (double)sh->nf / sh->ilp;
+            int dp = sh->variant >= 9 ? fp64_fc_dp : fp64_dp[fi];
+            double f64 = rate * f * dp / dpeak;
+            double imad = (rate * (1 - f) * k->slots + rate * f * fp64_imad_slots[fi]) / o->peak;
+            printf("%-7s %-8s %3u %5u %3u %4d %4d %9zu %9.3f %8.2f %7.2f %6.1f%% %6.1f%%  %s\n",
+                   k->name, sh->name, sh->variant, block, sh->ilp, m.info.regs,
+                   m.info.blocks_per_sm, m.n, m.med_ms, m.gops, m.gops / base.gops,
+                   100.0 * f64, 100.0 * imad, m.ok ? "ok" : "MISMATCH");
+            if (m.info.local_bytes)
+                printf("        (local memory %d bytes per thread)\n", m.info.local_bytes);
+            rc |= !m.ok;
+        }
+    }
     return rc;
 }
 
@@ -893,14 +1000,19 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench kernels [--iters K] [--reps R] [--waves W] [--block B]\n"
-            "                          [--ilp 1|2] [--variant 0-4] [--sweep] [--device D]\n"
+            "                          [--ilp 1|2] [--variant 0-10] [--sweep] [--device D]\n"
             "                          [--kernel fr-mul|fr-sqr|fp-mul|fp-sqr] [--calibrate]\n"
             "  Field mul/sqr throughput on the GPU (defaults: K 1024, R 11, W 4,\n"
             "  B 256, ilp 1, variant 0). --sweep tries blocks 128/256/512 x ilp 1/2,\n"
             "  then variants 1-4. Variant 1 is for comparison: mul = product\n"
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
-            "  immediates / M0 from constant memory / all from constant memory.\n"
+            "  immediates / M0 from constant memory / all from constant memory;\n"
+            "  5 the FP64 pipe; 6/7/8 mixed, 1+1 / 1+2 / 2+1 integer + FP64 chains\n"
+            "  per thread (their ilp, 2/3/3, is set by the variant); 9/10 as 5/6\n"
+            "  with Fp's column sums in doubles (ff64_mul_fc).\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
+            "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
+            "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
             "  --msm 20,24,26 [--g2] [--bits | --sparse] [--bits-table] [--precompute]\n"
             "  [--affine] [--msm-reps R] [--msm-c C]: MSM rows instead (sizes as log2; G1,\n"
             "  or G2 with --g2; random scalars, 0/1 scalars of density 1/2 with --bits, or\n"
@@ -919,6 +1031,7 @@ int bench_kernels(int argc, char **argv)
     opts_t o = {1024, 11, 4, 0, 0};
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
     int sweep = 0, device = 0, calibrate = 0;
+    int fp64_mode = 1; /* 0: no FP64 rows, 1: after the field table, 2: FP64 only */
     const char *only = NULL, *msm = NULL, *fixed = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
     msm_mode mmode = {0, 0, 0, 0, 0, 0};
@@ -952,6 +1065,8 @@ int bench_kernels(int argc, char **argv)
         else if (!strcmp(argv[i], "--sparse")) mmode.sparse = 1;
         else if (!strcmp(argv[i], "--affine")) mmode.affine = 1;
         else if (!strcmp(argv[i], "--ntt")) ntt_mode = 2;
+        else if (!strcmp(argv[i], "--fp64")) fp64_mode = 2;
+        else if (!strcmp(argv[i], "--no-fp64")) fp64_mode = 0;
         else if (!strcmp(argv[i], "--no-ntt")) ntt_mode = 0;
         else if (!strcmp(argv[i], "--snarkjs")) ntt_roots = CUZK_ROOTS_SNARKJS;
         else if (v && !strcmp(argv[i], "--ntt-reps")) { ntt_reps = (unsigned)atoi(v); i++; }
@@ -961,7 +1076,12 @@ int bench_kernels(int argc, char **argv)
         }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves || !ntt_reps) { usage(stderr); return 2; }
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 10) {
+        usage(stderr);
+        return 2;
+    }
+    if (cfg.variant >= 6 && cfg.variant != 9) /* fixed by the variant */
+        cfg.ilp = cfg.variant == 6 || cfg.variant == 10 ? 2 : 3;
 
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count, gerr);
@@ -991,8 +1111,8 @@ int bench_kernels(int argc, char **argv)
     printf("median of %u CUDA-event-timed launches after 1 warm-up; %u waves; "
            "n = elements, iters = dependent ops per element\n\n", o.reps, o.waves);
 
-    /* Pool: 3 arrays of the largest n (Fp, up to 2048 threads per SM). */
-    size_t pool = (size_t)3 * 2048 * 2 * di.sm_count * o.waves * sizeof(cuzk_fp) + (1 << 20);
+    /* Pool: 3 arrays of the largest n (Fp, up to 2048 threads per SM, 3 chains). */
+    size_t pool = (size_t)3 * 2048 * 3 * di.sm_count * o.waves * sizeof(cuzk_fp) + (1 << 20);
     cuzk_gpu_ctx *ctx = NULL;
     int rc = 0;
     st = bench_ctx(&ctx, device, pool);
@@ -1018,6 +1138,11 @@ int bench_kernels(int argc, char **argv)
         }
         printf("\n");
     }
+    if (fp64_mode == 2) {
+        rc = run_fp64(ctx, &o, cfg.block, only);
+        cuzk_gpu_ctx_destroy(ctx);
+        return rc;
+    }
     printf("%-7s %3s %5s %3s %4s %4s %9s %6s %9s %7s %8s %8s %8s %8s\n", "kernel", "var", "block",
            "ilp", "regs", "b/SM", "n", "iters", "median ms", "min ms", "G ops/s", "mul pk", "own pk",
            "pipe pk");
@@ -1042,6 +1167,7 @@ int bench_kernels(int argc, char **argv)
         printf("%-7s best: variant %u block %u ilp %u, %.2f G/s\n\n", kernels[ki].name,
                best_cfg.variant, best_cfg.block, best_cfg.ilp, best);
     }
+    if (fp64_mode) rc |= run_fp64(ctx, &o, cfg.block, only);
     cuzk_gpu_ctx_destroy(ctx);
     if (ntt_mode) rc |= bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     return rc;

@@ -1,8 +1,10 @@
 /* cuzk — field-arithmetic kernels and their C launchers (include/cuzk/gpu.h).
- * The arithmetic itself is in ff.cuh. */
+ * The arithmetic itself is in ff.cuh (integer pipe) and ff_fp64.cuh (FP64
+ * pipe). */
 #include <stdint.h>
 
 #include "gpu/ff.cuh"
+#include "gpu/ff_fp64.cuh"
 #include "gpu/gpu_internal.cuh"
 
 /* Elements are read and written as 16-byte vectors: Fr 2, Fp 3 per element. */
@@ -18,10 +20,16 @@ __global__ void ff_batch_kernel(uint4 *r, const uint4 *a, const uint4 *b, size_t
     if (i >= n) return;
     uint32_t x[F::N], y[F::N], z[F::N];
     ff_load<F>(x, a + i * V);
-    if (OP == CUZK_GPU_OP_MUL || OP == CUZK_GPU_OP_ADD || OP == CUZK_GPU_OP_SUB)
+    if (OP != CUZK_GPU_OP_SQR && OP != CUZK_GPU_OP_NEG && OP != CUZK_GPU_OP_SQR_FP64)
         ff_load<F>(y, b + i * V);
     switch (OP) {
     case CUZK_GPU_OP_MUL: ff_mul<F>(z, x, y); break;
+    case CUZK_GPU_OP_MUL_FP64: ff64_mul<typename Ff64Of<F>::P>(z, x, y); break;
+    case CUZK_GPU_OP_SQR_FP64: ff64_sqr<typename Ff64Of<F>::P>(z, x); break;
+    case CUZK_GPU_OP_MUL_MIXED: /* for testing both in one kernel: lanes diverge */
+        if (i & 1) ff64_mul<typename Ff64Of<F>::P>(z, x, y);
+        else       ff_mul<F>(z, x, y);
+        break;
     case CUZK_GPU_OP_SQR: ff_sqr<F>(z, x); break;
     case CUZK_GPU_OP_ADD: ff_add<F>(z, x, y); break;
     case CUZK_GPU_OP_SUB: ff_sub<F>(z, x, y); break;
@@ -55,8 +63,8 @@ static cuzk_status batch(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, const void 
 {
     constexpr size_t elem = F::N * 4;
     gpu_err_clear(err);
-    int needs_b = op == CUZK_GPU_OP_MUL || op == CUZK_GPU_OP_ADD || op == CUZK_GPU_OP_SUB;
-    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_NEG)
+    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG && op != CUZK_GPU_OP_SQR_FP64;
+    if (!ctx || !r || !a || (needs_b && !b) || (unsigned)op > CUZK_GPU_OP_SQR_FP64)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "field batch: bad argument");
     if (n == 0) return CUZK_OK;
     /* Three regions of `chunk` elements from the pool: a, b, r. */
@@ -79,7 +87,7 @@ static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, cons
                                 const void *b, size_t n, uint4 *da, size_t chunk, char *err)
 {
     constexpr size_t elem = F::N * 4;
-    int needs_b = op == CUZK_GPU_OP_MUL || op == CUZK_GPU_OP_ADD || op == CUZK_GPU_OP_SUB;
+    int needs_b = op != CUZK_GPU_OP_SQR && op != CUZK_GPU_OP_NEG && op != CUZK_GPU_OP_SQR_FP64;
     uint4 *db = da + chunk * FfVec<F>::V;
     uint4 *dr = db + chunk * FfVec<F>::V;
     cudaStream_t s = ctx->streams[0];
@@ -97,6 +105,15 @@ static cuzk_status batch_chunks(cuzk_gpu_ctx *ctx, cuzk_gpu_op op, void *r, cons
         case CUZK_GPU_OP_SQR: st = launch_batch<F, CUZK_GPU_OP_SQR>(s, dr, da, db, m, err); break;
         case CUZK_GPU_OP_ADD: st = launch_batch<F, CUZK_GPU_OP_ADD>(s, dr, da, db, m, err); break;
         case CUZK_GPU_OP_SUB: st = launch_batch<F, CUZK_GPU_OP_SUB>(s, dr, da, db, m, err); break;
+        case CUZK_GPU_OP_MUL_FP64:
+            st = launch_batch<F, CUZK_GPU_OP_MUL_FP64>(s, dr, da, db, m, err);
+            break;
+        case CUZK_GPU_OP_MUL_MIXED:
+            st = launch_batch<F, CUZK_GPU_OP_MUL_MIXED>(s, dr, da, db, m, err);
+            break;
+        case CUZK_GPU_OP_SQR_FP64:
+            st = launch_batch<F, CUZK_GPU_OP_SQR_FP64>(s, dr, da, db, m, err);
+            break;
         default:              st = launch_batch<F, CUZK_GPU_OP_NEG>(s, dr, da, db, m, err); break;
         }
         if (st != CUZK_OK) return st;
@@ -123,7 +140,16 @@ extern "C" cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu
 
 /* Thread t keeps ILP elements x_k = a[t + k T] (T threads) in registers and
  * does `iters` dependent steps on each; the ILP chains are independent, so
- * their instructions can overlap. Results go to out. */
+ * their instructions can overlap. Results go to out. Variants 5-8 put the
+ * first ff64_chains(VAR, ILP) chains on the FP64 pipe (ff64_mul, ff64_sqr)
+ * and the others on the integer pipe (the library's
+ * ff_mul / ff_sqr): one instruction stream with both kinds of work, so each
+ * warp keeps both pipes fed. */
+static __host__ __device__ constexpr int ff64_chains(int var, int ilp)
+{
+    return var == 5 || var == 9 ? ilp : var == 6 || var == 10 ? 1 : var == 7 ? 2 : var == 8 ? 1 : 0;
+}
+
 template <class F, int OP, int ILP, int VAR>
 __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
                                      size_t nthreads, unsigned iters)
@@ -139,7 +165,14 @@ __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
     for (unsigned it = 0; it < iters; it++) {
 #pragma unroll
         for (int k = 0; k < ILP; k++) {
-            if (OP == CUZK_GPU_OP_MUL && VAR == 0) ff_mul<F>(x[k], x[k], y);
+            if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL && VAR >= 9)
+                ff64_mul_fc_or<typename Ff64Of<F>::P>(x[k], x[k], y);
+            else if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL)
+                ff64_mul<typename Ff64Of<F>::P>(x[k], x[k], y);
+            else if (k < ff64_chains(VAR, ILP)) ff64_sqr<typename Ff64Of<F>::P>(x[k], x[k]);
+            else if (VAR >= 5 && OP == CUZK_GPU_OP_MUL) ff_mul<F>(x[k], x[k], y);
+            else if (VAR >= 5)                 ff_sqr<F>(x[k], x[k]);
+            else if (OP == CUZK_GPU_OP_MUL && VAR == 0) ff_mul<F>(x[k], x[k], y);
             else if (OP == CUZK_GPU_OP_MUL)    ff_mul_sos<F>(x[k], x[k], y);
             else if (VAR == 0)                 ff_sqr<F>(x[k], x[k]);
             else                               ff_mul<F>(x[k], x[k], x[k]);
@@ -206,7 +239,10 @@ static cuzk_status throughput_ilp(cuzk_gpu_ctx *ctx, const void *a, const void *
 /* Variants (cuzk_gpu_bench_cfg.variant): 0 the library's field and code;
  * 1 the library's field with the comparison code (SOS mul, sqr = mul);
  * 2, 3, 4 the library's code with the modulus constants as immediates, with
- * only M0 from constant memory, and all from constant memory (ff.cuh). */
+ * only M0 from constant memory, and all from constant memory (ff.cuh);
+ * 5 the FP64 pipe (ff_fp64.cuh); 6, 7, 8 mixed, 1 + 1, 1 + 2, 2 + 1 integer
+ * + FP64 chains per thread (ilp 2, 3, 3: checked by the caller); 9, 10 as 5
+ * and 6 with Fp's column sums in doubles (ff64_mul_fc; Fr: as 5 and 6). */
 template <template <int> class FT, class LIB, int OP>
 static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned var,
@@ -218,7 +254,13 @@ static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *
     case 1: return throughput_ilp<LIB, OP, 1>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 2: return throughput_ilp<FT<FF_CONST_IMM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 3: return throughput_ilp<FT<FF_CONST_M0>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
-    default: return throughput_ilp<FT<FF_CONST_MEM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 4: return throughput_ilp<FT<FF_CONST_MEM>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 5: return throughput_ilp<LIB, OP, 5>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    case 6: return throughput<LIB, OP, 2, 6>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 7: return throughput<LIB, OP, 3, 7>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 8: return throughput<LIB, OP, 3, 8>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 9: return throughput_ilp<LIB, OP, 9>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
+    default: return throughput<LIB, OP, 2, 10>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
     }
 }
 
@@ -246,11 +288,15 @@ extern "C" cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field 
 {
     gpu_err_clear(err);
     unsigned block = cfg.block ? cfg.block : 256;
-    unsigned ilp = cfg.ilp ? cfg.ilp : 1;
+    /* variants 6-8 have a fixed number of chains per thread */
+    unsigned fixed_ilp = cfg.variant == 6 || cfg.variant == 10 ? 2
+                       : cfg.variant == 7 || cfg.variant == 8 ? 3 : 0;
+    unsigned ilp = cfg.ilp ? cfg.ilp : fixed_ilp ? fixed_ilp : 1;
     if (!ctx || !a || !ms || n == 0 || reps == 0 || (op == CUZK_GPU_OP_MUL && !b) ||
         (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) ||
-        (field != CUZK_GPU_FR && field != CUZK_GPU_FP) || (ilp != 1 && ilp != 2) ||
-        cfg.variant > 4 || n % ilp || block == 0 || block > 1024 || block % 32)
+        (field != CUZK_GPU_FR && field != CUZK_GPU_FP) ||
+        (fixed_ilp ? ilp != fixed_ilp : ilp != 1 && ilp != 2) ||
+        cfg.variant > 10 || n % ilp || block == 0 || block > 1024 || block % 32)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: bad argument");
     size_t elem = field == CUZK_GPU_FR ? CUZK_FR_BYTES : CUZK_FP_BYTES;
     if ((n / ilp + block - 1) / block > 0x7fffffff)

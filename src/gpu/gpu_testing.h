@@ -29,7 +29,12 @@ typedef enum {
     CUZK_GPU_OP_SQR = 1,  /* r = a^2   (b unused, may be NULL) */
     CUZK_GPU_OP_ADD = 2,  /* r = a + b */
     CUZK_GPU_OP_SUB = 3,  /* r = a - b */
-    CUZK_GPU_OP_NEG = 4   /* r = -a    (b unused, may be NULL) */
+    CUZK_GPU_OP_NEG = 4,  /* r = -a    (b unused, may be NULL) */
+    CUZK_GPU_OP_MUL_FP64 = 5, /* r = a * b with the products on the FP64 pipe
+                                 (src/gpu/ff_fp64.cuh); same results as MUL */
+    CUZK_GPU_OP_MUL_MIXED = 6, /* r = a * b, even i on the integer pipe (ff.cuh),
+                                  odd i on the FP64 pipe, in one kernel */
+    CUZK_GPU_OP_SQR_FP64 = 7  /* r = a^2 on the FP64 pipe (b unused) */
 } cuzk_gpu_op;
 
 /* Elementwise r[i] = a[i] op b[i] for i < n on the GPU, host arrays in and
@@ -43,12 +48,21 @@ cuzk_status cuzk_gpu_fp_batch(cuzk_fp *r, cuzk_gpu_ctx *ctx, cuzk_gpu_op op, con
 /* Launch shape for the throughput kernel; zeros pick the defaults. */
 typedef struct {
     unsigned block;   /* threads per block (default 256) */
-    unsigned ilp;     /* independent chains per thread, 1 or 2 (default 1) */
+    unsigned ilp;     /* independent chains per thread, 1 or 2 (default 1);
+                         variants 6-8 and 10 fix it (2, 3, 3, 2; 0 picks
+                         that) */
     unsigned variant; /* 0: the library's mul and sqr. For comparison: 1:
                          mul = product then reduction ("SOS"), sqr = mul(x, x);
                          2, 3, 4: the library's code with the modulus constants
                          as immediates / only M0 from constant memory / all
-                         from constant memory (see src/gpu/ff.cuh) */
+                         from constant memory (see src/gpu/ff.cuh).
+                         FP64 pipe (src/gpu/ff_fp64.cuh): 5: every chain on the FP64 pipe; mixed
+                         (the thread's chains split between the pipes, in the
+                         same instruction stream): 6: 1 integer + 1 FP64
+                         chain (ilp 2); 7: 1 integer + 2 FP64 (ilp 3); 8: 2
+                         integer + 1 FP64 (ilp 3); 9, 10: as 5 and 6 with
+                         Fp's column sums in doubles (ff64_mul_fc; Fr: the
+                         same as 5 and 6) */
 } cuzk_gpu_bench_cfg;
 
 typedef struct {
@@ -63,7 +77,7 @@ typedef struct {
  * values recommended) once; then each of n / ilp threads keeps ilp elements
  * x_k = a[.] in registers and does `iters` dependent steps x_k = x_k * b[t]
  * (MUL; b[t] of its thread) or x_k = x_k^2 (SQR), and writes x back. n must be
- * a multiple of ilp; 3 n elements must fit in the pool. One untimed warm-up
+ * a multiple of ilp (variants 6-8, 10: of their ilp); 3 n elements must fit in the pool. One untimed warm-up
  * launch, then `reps` launches, each timed with CUDA events: ms[k] gets
  * launch k's time. Operations per launch: n * iters. If out is not NULL it
  * receives the n results of the last launch (for checking). info (optional)
