@@ -25,20 +25,7 @@ PID=
 command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "skipped: python3 is missing"; exit 77; }
 
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
-die() {
-    echo "FAIL: $*"
-    echo "--- stdout:"; tail -20 "$W/out" 2>/dev/null
-    echo "--- stderr:"; tail -20 "$W/err" 2>/dev/null
-    echo "--- daemon log (last 20 lines):"; tail -20 "$D/log" 2>/dev/null
-    exit 1
-}
-check() { # what, condition...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else die "$what"; fi
-}
+. "$(dirname "$0")/daemon_lib.sh"
 # run ARGS...: cuzk-bench with stdout in $W/out, stderr in $W/err, exit in $RC
 run() { "$B" "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 # py EXPR: python3 evaluates EXPR with j = the JSON of $W/out; true if truthy

@@ -22,27 +22,7 @@ NFAIL=0
 
 command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
-die() {
-    echo "FAIL: $*"
-    echo "--- daemon log (last 30 lines):"
-    tail -30 "$D/log" "$D/log.timeline" 2>/dev/null
-    exit 1
-}
-check() { # what, condition...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else die "$what"; fi
-}
-
-# api METHOD PATH [curl args...]: the body in $W/body, the status in $CODE.
-api() {
-    local m=$1 p=$2
-    shift 2
-    CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" \
-        -X "$m" "$@" "http://cuzk$p")
-}
+. "$(dirname "$0")/daemon_lib.sh"
 body() { cat "$W/body"; }
 # A JSON field of the (compact, flat-enough) body: a number or a string.
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }

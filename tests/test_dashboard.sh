@@ -27,27 +27,7 @@ command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
     { echo "skipped: no chromium"; exit 77; }
 
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
-die() {
-    echo "FAIL: $*"
-    echo "--- daemon log (last 20 lines):"
-    tail -20 "$D/log" 2>/dev/null
-    exit 1
-}
-check() { # what, condition...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else die "$what"; fi
-}
-
-# api METHOD PATH [curl args...] over the unix socket: body in $W/body.
-api() {
-    local m=$1 p=$2
-    shift 2
-    CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" \
-        -X "$m" "$@" "http://cuzk$p")
-}
+. "$(dirname "$0")/daemon_lib.sh"
 # tcp METHOD PATH [curl args...] over TCP with the token.
 tcp() {
     local m=$1 p=$2

@@ -21,19 +21,7 @@ A=unix:$SOCK
 PID=
 . "$(dirname "$0")/wf_json.sh"
 
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
-die() {
-    echo "FAIL: $*"
-    echo "--- stderr:"; tail -20 "$W/err" 2>/dev/null
-    echo "--- daemon log (last 20 lines):"; tail -20 "$D/log" 2>/dev/null
-    exit 1
-}
-check() { # what, condition...
-    local what=$1
-    shift
-    if "$@"; then echo "ok: $what"; else die "$what"; fi
-}
+. "$(dirname "$0")/daemon_lib.sh"
 check_num() { # FILE PATH EXPECTED
     local got
     got=$(jget "$1" "$2")
