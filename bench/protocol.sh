@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The standard benchmark runs of docs/bench.md ("Benchmark protocol") against
+# a daemon this script starts and stops:
+#   1. isolation  `cuzk-bench batch porep-32g -c 3 -j 1`
+#   2. sustained  `cuzk-bench batch porep-32g -c 20 -j 15`, its waterfall and
+#                 SVG, stage times against the isolation run's
+#   3. critical   `cuzk-bench stress --stream porep-32g:j=4
+#                  --every 30s:winning-32g:critical --duration 120s`
+# Each run's JSON, its timeline, waterfall (text, SVG, analysis JSON) and a
+# summary (summary.txt) go to OUT.
+#
+#   bench/protocol.sh [BUILD_DIR]      (default build-gpu, else build)
+# env: OUT (default ./protocol_out), SIZE (porep-32g's size: 10..27 or
+#   full; default full), KEY / PCE (porep-32g's .cuzk key and compiled PCE;
+#   without KEY the daemon makes an insecure one, kept in OUT/daemon),
+#   WSIZE (winning-32g's size, 0 = full), BACKEND (auto), WITNESS_WORKERS (2), C_ISO (3), C_SUS (20), J_SUS (15),
+#   STRESS (120s), EVERY (30s), STREAM_J (4), PHASES ("iso sus crit").
+# A CPU-sized trial: SIZE=10 WSIZE=10 C_SUS=4 J_SUS=2 STRESS=20s EVERY=5s.
+set -u -o pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:-}
+[ -n "$B" ] || { [ -x "$ROOT/build-gpu/cuzk" ] && B=$ROOT/build-gpu || B=$ROOT/build; }
+CUZK=$B/cuzk
+BENCH=$B/cuzk-bench
+OUT=${OUT:-$PWD/protocol_out}
+SIZE=${SIZE:-full}
+PHASES=${PHASES:-iso sus crit}
+for t in "$CUZK" "$BENCH"; do [ -x "$t" ] || { echo "protocol: no $t (build first)" >&2; exit 2; }; done
+command -v python3 >/dev/null || { echo "protocol: needs python3" >&2; exit 2; }
+mkdir -p "$OUT/daemon"
+OUT=$(cd "$OUT" && pwd)
+D=$OUT/daemon
+SOCK=$D/cuzk.sock
+A=unix:$SOCK
+S=$OUT/summary.txt
+say() { echo "== $(date +%T) $*" | tee -a "$S"; }
+
+{
+    echo "[engine]"
+    echo "backend = ${BACKEND:-auto}"
+    echo "witness_workers = ${WITNESS_WORKERS:-2}"
+    echo "timeline_capacity = 1000000"
+    echo "[circuit porep-32g]"
+    echo "builtin = porep-32g"
+    echo "size = ${SIZE/full/0}"
+    [ -n "${KEY:-}" ] && echo "key = $KEY"
+    [ -n "${PCE:-}" ] && echo "pce = $PCE"
+    echo "preload = yes"
+    echo "[circuit winning-32g]"
+    echo "builtin = winning-32g"
+    echo "size = ${WSIZE:-0}"
+    echo "preload = yes"
+} >"$D/cuzk.conf"
+"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon.log" 2>&1 &
+PID=$!
+trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null' EXIT
+for i in $(seq 1 1200); do
+    [ -S "$SOCK" ] && break
+    kill -0 $PID 2>/dev/null || { echo "protocol: the daemon exited:" >&2; tail -5 "$OUT/daemon.log" >&2; exit 1; }
+    sleep 0.5
+done
+[ -S "$SOCK" ] || { echo "protocol: no socket after 600 s" >&2; exit 1; }
+# Preloads end before the first job's timeline matters: wait for both keys.
+"$BENCH" preload porep-32g --addr "$A" >/dev/null 2>&1
+"$BENCH" preload winning-32g --addr "$A" >/dev/null 2>&1
+say "daemon $PID on $A, porep-32g size $SIZE, $(nproc) cores, $(git -C "$ROOT" rev-parse --short HEAD)"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/   /' | tee -a "$S"
+
+# The timeline's cursor now: the pages read until one comes back empty.
+cursor() {
+    python3 - "$SOCK" <<'PY'
+import json, socket, sys
+def get(path):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+    s.sendall(("GET %s HTTP/1.0\r\nHost: cuzk\r\n\r\n" % path).encode())
+    data = b""
+    while True:
+        b = s.recv(1 << 16)
+        if not b: break
+        data += b
+    return json.loads(data.split(b"\r\n\r\n", 1)[1])
+c = 0
+while True:
+    r = get("/v1/timeline?since=%d" % c)
+    if not r["events"]: break
+    c = r["next"]
+print(c)
+PY
+}
+# phase NAME CMD...: the client's JSON in NAME.json, then the phase's
+# timeline, waterfall, SVG and analysis.
+phase() {
+    local name=$1
+    shift
+    local since
+    since=$(cursor)
+    say "$name: $*"
+    "$@" --addr "$A" --json >"$OUT/$name.json" 2>"$OUT/$name.err"
+    local rc=$?
+    say "$name: exit $rc"
+    local base=()
+    [ "$name" != iso ] && [ -s "$OUT/iso.timeline.json" ] && base=(--baseline "$OUT/iso.timeline.json")
+    "$BENCH" waterfall --addr "$A" --since "$since" --save "$OUT/$name.timeline.json" \
+        --svg "$OUT/$name.svg" --width 120 "${base[@]}" >"$OUT/$name.waterfall.txt" 2>&1
+    "$BENCH" waterfall "$OUT/$name.timeline.json" "${base[@]}" --json >"$OUT/$name.analysis.json"
+    python3 - "$OUT/$name.json" "$OUT/$name.analysis.json" <<'PY' | tee -a "$S"
+import json, sys
+run = json.load(open(sys.argv[1])); an = json.load(open(sys.argv[2]))
+def lat(l): return "p50 %.0f p95 %.0f max %.0f ms" % (l["p50_ms"], l["p95_ms"], l["max_ms"]) if l and l.get("n") else "-"
+summ = run.get("summary", run)
+if "classes" in summ:
+    for c in summ["classes"]:
+        print("   %-28s %-8s done %d failed %d  latency %s" % (c["class"], c["priority"], c["done"], c["failed"], lat(c.get("latency"))))
+else:
+    print("   %d done, %d failed in %.1f s: %.2f s a proof, latency %s" % (summ["completed"], summ["failed"], summ["wall_s"], summ["s_per_proof"], lat(summ.get("latency"))))
+for d in an.get("devices", []):
+    print("   device %d busy %.1f%% (%d attempts)" % (d["device"], 100 * d["efficiency"], d["attempts"]))
+for st in an.get("stages", []):
+    if st["stage"] in ("witness", "prove") and st.get("inflation") is not None:
+        print("   %s %s: %.1f ms under load, %.1f alone: x%.2f" % (st["circuit"], st["stage"], st["load"]["median_ms"], st["isolation"]["median_ms"], st["inflation"]))
+m = an.get("memory", {})
+print("   peak host RSS %.2f GiB, pinned %.2f GiB, device %.2f GiB" % (m.get("peak_rss_bytes", 0) / 2**30, m.get("peak_pinned_bytes", 0) / 2**30, m.get("peak_device_bytes", 0) / 2**30))
+PY
+}
+for p in $PHASES; do
+    case $p in
+    iso) phase iso "$BENCH" batch porep-32g -c "${C_ISO:-3}" -j 1 ;;
+    sus) phase sus "$BENCH" batch porep-32g -c "${C_SUS:-20}" -j "${J_SUS:-15}" ;;
+    crit) phase crit "$BENCH" stress --stream "porep-32g:j=${STREAM_J:-4}" \
+              --every "${EVERY:-30s}:winning-32g:critical" --duration "${STRESS:-120s}" ;;
+    *) echo "protocol: unknown phase '$p'" >&2; exit 2 ;;
+    esac
+done
+say "done: $OUT"
