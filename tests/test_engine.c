@@ -1134,6 +1134,14 @@ static void test_cpu_fallback(void)
     CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
           r->parts[0].attempts == 1);
     cuzk_job_result_free(r);
+    {   /* status names the backend in use, not "auto" */
+        cuzk_engine_status st0;
+        unsigned dv = 0;
+        CHECK(cuzk_engine_status_get(e, &st0) == CUZK_OK);
+        for (unsigned d = 0; d < st0.n_devices; d++) dv += !strcmp(st0.devices[d].backend, "gpu");
+        CHECK(dv >= 1);
+        cuzk_engine_status_free(&st0);
+    }
     /* A broken one: both devices fail, the third and last attempt runs on
      * the CPU backend and the job is DONE. */
     atomic_store(&gpu_broken, 1);

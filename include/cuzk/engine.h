@@ -496,7 +496,8 @@ int cuzk_event_format(const cuzk_event *ev, char *buf, size_t len);
 
 typedef struct {
     unsigned index;
-    char backend[16];
+    char backend[16];         /* of its last workspace ("cpu", "gpu"); the
+                                 configured name ("auto") before one */
     unsigned busy;            /* prover workers proving now */
     uint64_t reserved, budget;/* device pool bytes (budget 0 = unlimited) */
     uint64_t proofs, failures;

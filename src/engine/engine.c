@@ -657,6 +657,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
         return s;
     }
     copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));
+    copystr(e->dev_backend[d], sizeof e->dev_backend[d], c->ws_backend);
     uint64_t real = cuzk_workspace_bytes(*out);
     if (real > guess && (s = reserve(e, 2, d, real - guess, c, cancel, err)) != CUZK_OK) {
         cuzk_workspace_destroy(*out); /* bigger than the device can hold */
@@ -2389,7 +2390,8 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
     for (unsigned d = 0; d < e->n_devices; d++) {
         cuzk_device_status *ds = &st->devices[d];
         ds->index = d;
-        copystr(ds->backend, sizeof ds->backend, e->backend_name);
+        copystr(ds->backend, sizeof ds->backend,
+                e->dev_backend[d][0] ? e->dev_backend[d] : e->backend_name);
         ds->busy = e->dev_busy[d];
         ds->reserved = e->dev_res[d];
         ds->budget = e->cfg.budget_device;

@@ -288,10 +288,14 @@ static cuzk_status no_fit(gpu_ws *gw, const char *what, char *err)
     if (err) {
         char inner[CUZK_ERRMSG_LEN];
         snprintf(inner, sizeof inner, "%s", err);
+        /* MiB below 1 GiB: a small pool (a test's 4 MiB) reads as such. */
+        double left = (double)(total - used), all = (double)total;
+        const char *u = all < (1 << 30) ? "MiB" : "GiB";
+        double div = all < (1 << 30) ? (1 << 20) : (1 << 30);
         snprintf(err, CUZK_ERRMSG_LEN,
                  "gpu: the key does not fit in device memory: %.40s needs more than the %.2f "
-                 "GiB left of the %.2f GiB pool (%.100s)",
-                 what, (double)(total - used) / (1 << 30), (double)total / (1 << 30), inner);
+                 "%s left of the %.2f %s pool (%.100s)",
+                 what, left / div, u, all / div, u, inner);
     }
     return CUZK_ERR_NO_MEMORY;
 }
