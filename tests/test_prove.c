@@ -432,6 +432,27 @@ static void test_job_checks(const circuit *c)
 
 /* --------------------------------------------------------- key storage -- */
 
+/* Resident kB of the mapping that starts at base (/proc/self/smaps), or -1
+ * when it cannot be read (not Linux). */
+static long mapping_rss_kb(const void *base)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0;
+    long kb = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = lo == (unsigned long)(uintptr_t)base;
+            continue;
+        }
+        if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return kb;
+}
+
 static void test_key_storage(const circuit *c)
 {
     char err[CUZK_ERRMSG_LEN], path[64];
@@ -446,6 +467,21 @@ static void test_key_storage(const circuit *c)
     CHECK_MSG(cuzk_groth16_prove(&proof, &pk, c->w, c->n_w, THREADS, 0, NULL, err) == CUZK_OK,
               "%s", err);
     CHECK(cuzk_groth16_verify(&c->pk.vk, &proof, c->w + 1, c->pk.n_public) == CUZK_OK);
+    /* Its pages dropped (a device would hold the points): the mapping's
+     * RSS goes to 0, and the next proof reads the file again. */
+    long before = mapping_rss_kb(pk.mapping_.base_);
+    CHECK(cuzk_groth16_pk_release_pages(&pk) == CUZK_OK);
+    long after = mapping_rss_kb(pk.mapping_.base_);
+    if (before >= 0) {
+        CHECK_MSG(before > 0 && after == 0, "mapped key RSS %ld kB, after release %ld kB",
+                  before, after);
+    } else {
+        printf("test_prove: no /proc/self/smaps: the key's RSS not checked\n");
+    }
+    CHECK_MSG(cuzk_groth16_prove(&proof, &pk, c->w, c->n_w, THREADS, 0, NULL, err) == CUZK_OK,
+              "%s", err);
+    CHECK(cuzk_groth16_verify(&c->pk.vk, &proof, c->w + 1, c->pk.n_public) == CUZK_OK);
+    CHECK(mapping_rss_kb(pk.mapping_.base_) != 0);
     cuzk_groth16_pk_free(&pk); /* unmaps (ASan would see a leak otherwise: the blob) */
     CHECK(pk.a == NULL && pk.storage == CUZK_PK_OWNED);
     cuzk_keyfile kf;

@@ -102,6 +102,11 @@ cuzk_status cuzk_blob_map(cuzk_blob *b, const char *path, char *err);
 cuzk_status cuzk_blob_read(cuzk_blob *b, const char *path, char *err);
 /* Unmaps or frees; leaves b zeroed. Safe on a zeroed blob. */
 void cuzk_blob_release(cuzk_blob *b);
+/* A mapped blob: drops its pages from this process (they stop counting in
+ * its RSS; the page cache may keep them); a later read faults them back in
+ * from the file, unchanged. A no-op for a read blob. CUZK_ERR_IO when the
+ * kernel refuses. */
+cuzk_status cuzk_blob_drop_pages(const cuzk_blob *b);
 /* An output file being written (src/formats/outfile.c); every cuzk writer
  * goes through it. cuzk_out_open follows symlinks: the target is written,
  * the link kept. A path that exists and is not a regular file (a device, a

@@ -79,6 +79,12 @@ typedef struct {
     cuzk_blob mapping_; /* private: the file a CUZK_PK_MAPPED key views */
 } cuzk_groth16_pk;
 
+/* A CUZK_PK_MAPPED key's pages dropped from the process (cuzk_blob_drop_pages):
+ * once a device holds its points, the host need not hold the 47 GB of a
+ * PoRep key resident too; a later read (a CPU fallback, a new workspace)
+ * faults them back in from the file. A no-op for other storages. */
+cuzk_status cuzk_groth16_pk_release_pages(const cuzk_groth16_pk *pk);
+
 /* Builds a proving key from a parsed .zkey: decodes (and so checks: on the
  * curve, canonical) every point on up to nthreads threads, copies the
  * matrices, and filters B (the variables whose B1 and B2 are both the

@@ -277,6 +277,8 @@ int cmd_prove(int argc, char **argv)
         goto out;
     }
     t_ws = cli_now_ms() - t_ws;
+    /* A device holds the points now: the mapped key's pages need not stay. */
+    if (strcmp(cuzk_workspace_backend(ws), "cpu")) (void)cuzk_groth16_pk_release_pages(&pk);
     cuzk_prove_job pj = {0};
     if (job.id) {
         pj.witness = CUZK_WITNESS_CIRCUIT;

@@ -658,6 +658,10 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     }
     copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));
     copystr(e->dev_backend[d], sizeof e->dev_backend[d], c->ws_backend);
+    /* The device holds the points now: a mapped key's host pages go (a
+     * PoRep key: 47 GB of RSS), to come back from the file if a CPU
+     * fallback or another workspace reads them. */
+    if (strcmp(c->ws_backend, "cpu")) (void)cuzk_groth16_pk_release_pages(&c->pk);
     uint64_t real = cuzk_workspace_bytes(*out);
     if (real > guess && (s = reserve(e, 2, d, real - guess, c, cancel, err)) != CUZK_OK) {
         cuzk_workspace_destroy(*out); /* bigger than the device can hold */

@@ -104,6 +104,14 @@ cuzk_status cuzk_blob_read(cuzk_blob *b, const char *path, char *err)
     return CUZK_OK;
 }
 
+cuzk_status cuzk_blob_drop_pages(const cuzk_blob *b)
+{
+    if (!b || b->kind_ != BLOB_MMAP || !b->len_) return CUZK_OK;
+    /* The mapping is read-only and private, never written: the pages
+     * dropped are the file's, and a later read faults them back in. */
+    return madvise(b->base_, b->len_, MADV_DONTNEED) == 0 ? CUZK_OK : CUZK_ERR_IO;
+}
+
 void cuzk_blob_release(cuzk_blob *b)
 {
     if (!b) return;

@@ -100,6 +100,11 @@ cuzk_status g16_os_random(void *buf, size_t n)
     return CUZK_OK;
 }
 
+cuzk_status cuzk_groth16_pk_release_pages(const cuzk_groth16_pk *pk)
+{
+    return pk && pk->storage == CUZK_PK_MAPPED ? cuzk_blob_drop_pages(&pk->mapping_) : CUZK_OK;
+}
+
 void cuzk_groth16_pk_free(cuzk_groth16_pk *pk)
 {
     if (!pk) return;
