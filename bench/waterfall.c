@@ -803,7 +803,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
     ticks[width] = 0;
     size_t free_from = 0;
     for (int64_t t = 0; t <= span; t += step) {
-        size_t col = (size_t)((t * (int64_t)width) / span);
+        size_t col = (size_t)((__int128)t * width / span); /* spans < 2^50 us */
         if (col >= width) col = width - 1;
         ticks[col] = '|';
         char tl[32];
@@ -821,7 +821,8 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
      * busy for at least half of it */
     for (unsigned d = 0; d < m->n_dev; d++) {
         for (unsigned c = 0; c < width; c++) {
-            int64_t c0 = m->t0 + span * c / width, c1 = m->t0 + span * (c + 1) / width;
+            int64_t c0 = m->t0 + (int64_t)((__int128)span * c / width),
+                    c1 = m->t0 + (int64_t)((__int128)span * (c + 1) / width);
             int64_t busy = 0, best = 0;
             size_t best_j = 0;
             for (size_t i = 0; i < m->np; i++)
@@ -847,7 +848,8 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
     for (size_t i = 0; i < m->np; i++) {
         size_t n = row_spans(m, &m->parts[i], sp);
         for (unsigned c = 0; c < width; c++) {
-            int64_t c0 = m->t0 + span * c / width, c1 = m->t0 + span * (c + 1) / width;
+            int64_t c0 = m->t0 + (int64_t)((__int128)span * c / width),
+                    c1 = m->t0 + (int64_t)((__int128)span * (c + 1) / width);
             int64_t ov[C_N] = {0};
             for (size_t k = 0; k < n; k++) {
                 int64_t o = (sp[k].b < c1 ? sp[k].b : c1) - (sp[k].a > c0 ? sp[k].a : c0);

@@ -60,10 +60,15 @@ int wf_stage_parse(const char *name)
     return -1;
 }
 
+/* The largest time or duration taken, in microseconds (31.7 years): the
+ * waterfall's column arithmetic (span x width) stays within 128 bits, and
+ * no daemon runs longer. */
+#define WF_T_MAX 1000000000000000LL
+
 /* ms to whole microseconds; a negative or absurd value is refused. */
 static int ms_to_us(double ms, int64_t *us)
 {
-    if (!(ms >= 0 && ms < 1e12)) return 0;
+    if (!(ms >= 0 && ms < 1e12)) return 0; /* < WF_T_MAX us */
     *us = (int64_t)(ms * 1e3 + 0.5); /* ms >= 0: rounds to nearest */
     return 1;
 }
@@ -108,7 +113,7 @@ static cuzk_status json_event(json_t *o, wf_event *ev, const char *what, size_t 
     json_t *kind = json_object_get(o, "kind"), *part = json_object_get(o, "partition"),
            *ms = json_object_get(o, "ms");
     if (!json_is_string(kind)) bad = "kind";
-    else if (!json_u64(o, "t_us", 1, &t) || t > INT64_MAX) bad = "t_us";
+    else if (!json_u64(o, "t_us", 1, &t) || t > WF_T_MAX) bad = "t_us";
     else if (!json_u64(o, "seq", 0, &ev->seq)) bad = "seq";
     else if (!json_u64(o, "job", 1, &ev->job)) bad = "job";
     else if (!part || !(json_is_null(part) || json_is_integer(part)) ||
@@ -208,7 +213,7 @@ static int take_u64(const char **p, const char *key, uint64_t *v)
 static int take_time(const char **p, int64_t *t)
 {
     uint64_t sec = 0;
-    if (!take_u64(p, "t=", &sec) || sec > INT64_MAX / 1000000) return 0;
+    if (!take_u64(p, "t=", &sec) || sec >= WF_T_MAX / 1000000) return 0;
     int64_t us = 0;
     if (**p == '.') {
         int d = 0;

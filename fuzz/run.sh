@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer targets (src/formats, the daemon's request parser)
+# Builds the libFuzzer targets (src/formats, the daemon's request parser,
+# cuzk-bench waterfall's timeline reader)
 # and runs each one.
 #   sh fuzz/run.sh [seconds per target, default 60] [targets...]
 # Build and corpora go to $FUZZ_DIR (default build-fuzz/ in the repo root,
@@ -9,7 +10,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 T=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs request"}
+TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs request timeline"}
 B=${FUZZ_DIR:-$ROOT/build-fuzz}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -45,6 +46,8 @@ seed pce # no files: the target builds valid images itself
 seed key # likewise (odd first byte: an insecure key made by setup)
 seed inputs # first byte: the circuit (0 porep, 1 winning, 2 wpost, 3 snap), then JSON
 seed request # first line: the query string; the rest: the body
+seed timeline # recorded timelines, JSON and log lines
+cp "$ROOT"/tests/data/timeline/hand.log "$ROOT"/tests/data/timeline/iso.json "$B/corpus/timeline/"
 printf '\n{"circuit": "porep-32g", "priority": "high", "request_id": "r1", "seed": 7}' \
     > "$B/corpus/request/seed.txt"
 printf '\n{"circuit": "c", "inputs": [{"seed": 1, "partition": 0}]}' > "$B/corpus/request/inputs.txt"
@@ -58,10 +61,15 @@ done
 for t in $TARGETS; do
     extra="" # the request parser is the one file of src/server it needs
     [ "$t" = request ] && extra="$ROOT/src/server/request.c"
+    # cuzk-bench waterfall with its reader, and the HTTP client it links
+    [ "$t" = timeline ] && extra="$ROOT/bench/waterfall.c $ROOT/bench/wf_input.c \
+        $ROOT/bench/http.c -lcurl"
     $CC $CFLAGS -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.c" $extra $objs -ljansson -lpthread \
         -o "$B/fuzz_$t"
     dict=""
     [ -f "$ROOT/fuzz/$t.dict" ] && dict="-dict=$ROOT/fuzz/$t.dict"
+    # the waterfall's messages (one per bad input) off; libFuzzer keeps its own
+    [ "$t" = timeline ] && dict="$dict -close_fd_mask=2"
     echo "== fuzz_$t: $T s"
     "$B/fuzz_$t" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$B/artifacts/$t-" $dict "$B/corpus/$t"
