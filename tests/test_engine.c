@@ -759,19 +759,25 @@ static void ms_free(mstore *m)
     }
 }
 
+/* An empty in-memory store with every function but batch. */
+static void mstore_init(mstore *m)
+{
+    memset(m, 0, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    m->base.enqueue = ms_enqueue;
+    m->base.lease = ms_lease;
+    m->base.complete = ms_complete;
+    m->base.fail = ms_fail;
+    m->base.requeue_expired = ms_requeue;
+    m->base.get = ms_get;
+    m->base.scan = ms_scan;
+}
+
 static void test_restart(void)
 {
     char err[CUZK_ERRMSG_LEN];
     static mstore m;
-    memset(&m, 0, sizeof m);
-    pthread_mutex_init(&m.mu, NULL);
-    m.base.enqueue = ms_enqueue;
-    m.base.lease = ms_lease;
-    m.base.complete = ms_complete;
-    m.base.fail = ms_fail;
-    m.base.requeue_expired = ms_requeue;
-    m.base.get = ms_get;
-    m.base.scan = ms_scan;
+    mstore_init(&m);
 
     cuzk_engine_config cfg;
     cuzk_engine_config_default(&cfg);
@@ -882,15 +888,7 @@ static void test_store_thread(void)
 {
     char err[CUZK_ERRMSG_LEN];
     static mstore m;
-    memset(&m, 0, sizeof m);
-    pthread_mutex_init(&m.mu, NULL);
-    m.base.enqueue = ms_enqueue;
-    m.base.lease = ms_lease;
-    m.base.complete = ms_complete;
-    m.base.fail = ms_fail;
-    m.base.requeue_expired = ms_requeue;
-    m.base.get = ms_get;
-    m.base.scan = ms_scan;
+    mstore_init(&m);
     m.base.batch = ms_batch;
     gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
     cuzk_engine_config cfg;
