@@ -27,10 +27,11 @@ static inline size_t msm_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 /* A sparse MSM over n scalars with at most `bound` neither 0 nor 1 runs
  * Pippenger over the bound's slots only when that saves (bound < n / 2)
  * and the compacted scalars and indices fit in keys[0] beyond the W bound
- * entries the digits write there. */
+ * entries the digits write there. A bound of 0 takes the plain path (its
+ * kernels would have no block to launch). */
 static inline int msm_compact_fits(unsigned nwin, size_t n, size_t bound)
 {
-    return bound < n / 2 && msm_align256((size_t)nwin * bound * 4) + msm_align256(bound * 32) +
+    return bound > 0 && bound < n / 2 && msm_align256((size_t)nwin * bound * 4) + msm_align256(bound * 32) +
                                     bound * 4 <=
                                 (size_t)nwin * n * 4;
 }

@@ -388,14 +388,15 @@ out:
 
 /* ------------------------------------------- shaped witnesses, faults -- */
 
-enum { SHAPE_PUBLIC_ONLY, SHAPE_ZEROS, SHAPE_ONES, SHAPE_COUNT };
+enum { SHAPE_PUBLIC_ONLY, SHAPE_ZEROS, SHAPE_ONES, SHAPE_ALL_BITS, SHAPE_COUNT };
 static const char *const shape_name[SHAPE_COUNT] = {"public inputs only", "aux all 0",
-                                                    "aux all 1"};
+                                                    "aux all 1", "every value 0 or 1"};
 
 /* A circuit of `rows` constraints: public x, y with x x = y each row
  * (SHAPE_PUBLIC_ONLY: no aux variable at all), or aux variables b_i with
  * b_i b_i = b_i, all 0 or all 1 (the sparse MSMs' extreme vectors), and one
- * x x = y row. Keyed, proved on both backends with a few r, s. */
+ * x x = y row; SHAPE_ALL_BITS: x = y = 1 too, so the sparse MSMs' bound is
+ * 0. Keyed, proved on both backends with a few r, s. */
 static void shape_case(int shape, unsigned rows)
 {
     char err[CUZK_ERRMSG_LEN], what[96];
@@ -409,8 +410,9 @@ static void shape_case(int shape, unsigned rows)
     CHECK(cuzk_cs_init(&cs, CUZK_CS_RECORD, NULL) == CUZK_OK);
     cuzk_fr x, y, bit;
     rand_fr(&x);
+    if (shape == SHAPE_ALL_BITS) x = CUZK_FR_ONE; /* no value neither 0 nor 1 at all */
     cuzk_fr_mul(&y, &x, &x);
-    bit = shape == SHAPE_ONES ? CUZK_FR_ONE : (cuzk_fr){{0}};
+    bit = shape == SHAPE_ONES || shape == SHAPE_ALL_BITS ? CUZK_FR_ONE : (cuzk_fr){{0}};
     cuzk_var vx = cuzk_cs_alloc_input(&cs, &x), vy = cuzk_cs_alloc_input(&cs, &y);
     for (unsigned i = 0; i < rows; i++) {
         cuzk_var a = vx, b = vx, c = vy;
