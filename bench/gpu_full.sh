@@ -17,7 +17,8 @@
 #     SKIP_TESTS=1     skip step 2
 #     TESTS=regex      only these GPU tests (default: all; test_gpu_prove is the prover's)
 #     KEEP=1           keep the key and PCE in WORK for the next call
-#     SHARED=1         also bench with the five MSMs on one shared scratch
+#     SHARED=1         also bench with the five MSMs on one shared scratch, and on
+#                      two (--gpu-streams 2 and 3)
 #     JOB10=1          the 10-partition job through `cuzk serve` (twice), its
 #                      waterfall and SVG (WITNESS_WORKERS, default 2)
 # Budget at full size on the H200 machine (16 cores): build ~3 min, tests
@@ -102,9 +103,12 @@ if [ "$RUNS" -gt 0 ]; then
 fi
 if [ "${SHARED:-0}" = 1 ] && [ "$RUNS" -gt 0 ]; then
     # The five MSMs on one shared scratch, in turn (what a 2^27 key needs),
-    # against their own scratches on their own streams above.
+    # then on two (H | the sparse MSMs, windows in batches), against the
+    # default above.
     run bench_gpu_shared "$BENCH" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
         "${SZ[@]}" --runs "$RUNS" --gpu-streams 2
+    run bench_gpu_two "$BENCH" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
+        "${SZ[@]}" --runs "$RUNS" --gpu-streams 3
 fi
 if [ "${JOB10:-0}" = 1 ]; then
     # The 10-partition job through the daemon (engine: witness workers on

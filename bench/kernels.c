@@ -566,7 +566,7 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         cuzk_gpu_msm_plan *plan = NULL;
         double tg = bench_now_ns();
         cuzk_gpu_msm_opts po = {mode.g2 ? CUZK_GPU_G2 : CUZK_GPU_G1, c_forced, flags,
-                                mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL};
+                                mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL, 0};
         st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &po, n, b0, b1, gerr);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {

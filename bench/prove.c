@@ -63,8 +63,9 @@ int bench_prove(int argc, char **argv)
                    "                        [--gpu-streams N] [--gpu-msm-flags F]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
                    "CPU (the default) or the GPU backend (auto: the GPU when present).\n"
-                   "--gpu-streams 2: the GPU's five MSMs share one scratch and run in turn\n"
-                   "(the default: each its own stream while they fit); --gpu-msm-flags: the\n"
+                   "--gpu-streams 2: the GPU's five MSMs share one scratch and run in turn;\n"
+                   "3: two scratches (H | the sparse MSMs, windows sorted in batches); the\n"
+                   "default: each its own stream while they fit; --gpu-msm-flags: the\n"
                    "plans' flags as cuzk_config.gpu_msm_flags (0x100: plain, no upgrades).\n");
             return 0;
         } else {

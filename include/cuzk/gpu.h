@@ -215,6 +215,12 @@ typedef struct {
     cuzk_gpu_msm_acc acc;  /* accumulation method */
     cuzk_gpu_msm_scratch *scratch; /* borrowed (outlives the plan), or NULL:
                                       the plan's own */
+    unsigned window_batches; /* 0, 1: every window's digits sorted at once;
+                                k > 1: in k batches (at least 2 windows
+                                each), so the sort keys and values and the
+                                batch-affine pieces (22 W bytes a G1 point)
+                                shrink about k-fold, for k smaller sorts.
+                                Plain plans only (not PRECOMPUTE). */
 } cuzk_gpu_msm_opts;
 
 /* *bytes = the scratch a plan with opts over n points uses (the same with

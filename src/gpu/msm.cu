@@ -116,7 +116,8 @@ typedef struct {
     unsigned flags;
     cuzk_gpu_msm_acc acc; /* never DEFAULT */
     msm_geom g, rg;
-    size_t n, m, nchunks_max, aff_bytes, xyzz_bytes, sort_tmp_bytes;
+    unsigned win_batch;   /* windows sorted at once */
+    size_t n, m, nchunks_max, aff_bytes, xyzz_bytes, sort_tmp_bytes; /* m: entries of one sort */
     size_t own[OWN_COUNT], scr[SCR_COUNT];
     size_t own_bytes, scr_bytes; /* the arrays, each 256-byte aligned */
 } plan_layout;
@@ -150,6 +151,18 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
      * (2^31 G1 points are 206 GB, more than any device holds). */
     if (pre && m > ((size_t)1 << 31))
         return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "msm plan: table of %zu points", m);
+    /* Windows in batches: a plain plan's only (a precomputed plan's windows
+     * share their buckets), at least 2 windows a batch (the bitmap sums'
+     * partials need the pieces of 2 n entries). */
+    L->win_batch = L->g.nwin;
+    if (o->window_batches > 1) {
+        if (pre)
+            return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                                 "msm plan: window batches with precomputed windows");
+        unsigned wb = (L->g.nwin + o->window_batches - 1) / o->window_batches;
+        L->win_batch = wb < 2 ? 2 : wb < L->g.nwin ? wb : L->g.nwin;
+        m = (size_t)L->win_batch * n;
+    }
     if (m > 0xffffffffull - MSM_CHUNK)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: %zu sort entries", m);
     L->group = o->group;
@@ -158,7 +171,7 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     L->aff_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
     L->xyzz_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
     L->n = n;
-    L->m = m;
+    L->m = m; /* of one batch */
     L->nchunks_max = (m + MSM_CHUNK - 1) / MSM_CHUNK;
     {
         /* CUB's scratch for the largest sort, and for the bitmap sum's scan
@@ -270,6 +283,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->flags = L.flags;
     p->g = L.g;
     p->rg = L.rg;
+    p->win_batch = L.win_batch;
     p->nchunks_max = L.nchunks_max;
     p->sort_tmp_bytes = L.sort_tmp_bytes;
     p->shared = shared;
@@ -428,7 +442,7 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
     p->call = call;
     p->call_n = n;
     p->call_bound = bound;
-    p->call_compact = call == CALL_SPARSE && msm_compact_fits(p->g.nwin, n, bound);
+    p->call_compact = call == CALL_SPARSE && msm_compact_fits(p->win_batch, n, bound);
     p->part_m = 0;
     if (n == 0) return CUZK_OK;
     cuzk_status st = group_ops(p->group)->enqueue(p, s, in, n, err);

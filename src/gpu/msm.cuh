@@ -176,10 +176,12 @@ FF_INLINE void msm_sub_r_if_ge(uint32_t k[8])
     for (int j = 0; j < 8; j++) k[j] = borrow ? k[j] : d[j];
 }
 
-/* Scalar (a, b) of point i (skip: at infinity) -> its W (key, value)
- * entries at keys/vals[w n + slot]: slot = i, or a compacted sparse MSM's. */
+/* Scalar (a, b) of point i (skip: at infinity) -> its (key, value) entries
+ * of windows w0 <= w < w1 at keys/vals[(w - w0) n + slot]: slot = i, or a
+ * compacted sparse MSM's. */
 FF_INLINE void msm_digits_of(const msm_geom &g, uint4 a, uint4 b, bool skip, uint32_t i,
-                             uint32_t n, uint32_t slot, uint32_t *keys, uint32_t *vals)
+                             uint32_t n, uint32_t slot, unsigned w0, unsigned w1,
+                             uint32_t *keys, uint32_t *vals)
 {
     uint32_t k[8];
     k[0] = a.x; k[1] = a.y; k[2] = a.z; k[3] = a.w;
@@ -204,7 +206,7 @@ FF_INLINE void msm_digits_of(const msm_geom &g, uint4 a, uint4 b, bool skip, uin
     /* Window w: d = (bits [wc, wc + c)) + (bit wc - 1) - 2^c (bit wc + c - 1),
      * as msm_digit in src/msm/msm_internal.h. */
 #pragma unroll 1
-    for (unsigned w = 0; w < g.nwin; w++) {
+    for (unsigned w = w0; w < w1; w++) {
         unsigned lo = w * c;
         uint32_t v = lo ? msm_bits(k, lo - 1, c + 1) : msm_bits(k, 0, c) << 1;
         uint32_t mid = v >> 1;
@@ -215,8 +217,8 @@ FF_INLINE void msm_digits_of(const msm_geom &g, uint4 a, uint4 b, bool skip, uin
             key = w * g.wkey + mag - 1;
             val = (w * g.wval + i) | (((uint32_t)(d < 0) ^ neg) << 31);
         }
-        keys[(size_t)w * n + slot] = key;
-        vals[(size_t)w * n + slot] = val;
+        keys[(size_t)(w - w0) * n + slot] = key;
+        vals[(size_t)(w - w0) * n + slot] = val;
     }
 }
 
@@ -224,8 +226,8 @@ FF_INLINE void msm_digits_of(const msm_geom &g, uint4 a, uint4 b, bool skip, uin
 FF_INLINE void msm_digits_thread(const msm_geom &g, const uint4 *scalars, const uint8_t *inf,
                                  uint32_t n, uint32_t *keys, uint32_t *vals, uint32_t i)
 {
-    msm_digits_of(g, scalars[2 * (size_t)i], scalars[2 * (size_t)i + 1], inf[i] != 0, i, n, i,
-                  keys, vals);
+    msm_digits_of(g, scalars[2 * (size_t)i], scalars[2 * (size_t)i + 1], inf[i] != 0, i, n, i, 0,
+                  g.nwin, keys, vals);
 }
 
 /* -------------------------------------------------------- 3. accumulate -- */

@@ -45,12 +45,15 @@ __global__ void msm_inf_kernel(const uint4 *points, size_t n, uint8_t *inf)
     inf[i] = ec_aff_is_inf<F>(a) ? 1 : 0;
 }
 
+/* Windows [w0, w1) of every scalar (msm_digits_of). */
 static __global__ void msm_digits_kernel(msm_geom g, const uint4 *scalars, const uint8_t *inf,
-                                  uint32_t n, uint32_t *keys, uint32_t *vals)
+                                  uint32_t n, unsigned w0, unsigned w1, uint32_t *keys,
+                                  uint32_t *vals)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    msm_digits_thread(g, scalars, inf, n, keys, vals, i);
+    msm_digits_of(g, scalars[2 * (size_t)i], scalars[2 * (size_t)i + 1], inf[i] != 0, i, n, i, w0,
+                  w1, keys, vals);
 }
 
 /* ZZ = 0 (infinity) in every bucket. */
@@ -182,25 +185,25 @@ static __global__ void msm_compact_kernel(const uint4 *rest, size_t n, uint4 *cs
     cidx[j] = (uint32_t)i;
 }
 
-/* Digits of the compacted rest: slots j < min(*count, nb) from cscal/cidx,
- * the others (up to nb) sentinels. */
+/* Digits of the compacted rest, windows [w0, w1): slots j < min(*count,
+ * nb) from cscal/cidx, the others (up to nb) sentinels. */
 static __global__ void msm_digits_compact_kernel(msm_geom g, const uint4 *cscal,
                                                  const uint32_t *cidx, const uint32_t *count,
-                                                 const uint8_t *inf, uint32_t nb, uint32_t *keys,
-                                                 uint32_t *vals)
+                                                 const uint8_t *inf, uint32_t nb, unsigned w0,
+                                                 unsigned w1, uint32_t *keys, uint32_t *vals)
 {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= nb) return;
     if (j >= *count) {
-        for (unsigned w = 0; w < g.nwin; w++) {
-            keys[(size_t)w * nb + j] = g.sentinel;
-            vals[(size_t)w * nb + j] = 0;
+        for (unsigned w = w0; w < w1; w++) {
+            keys[(size_t)(w - w0) * nb + j] = g.sentinel;
+            vals[(size_t)(w - w0) * nb + j] = 0;
         }
         return;
     }
     uint32_t i = cidx[j];
-    msm_digits_of(g, cscal[2 * (size_t)j], cscal[2 * (size_t)j + 1], inf[i] != 0, i, nb, j, keys,
-                  vals);
+    msm_digits_of(g, cscal[2 * (size_t)j], cscal[2 * (size_t)j + 1], inf[i] != 0, i, nb, j, w0,
+                  w1, keys, vals);
 }
 
 static __global__ void msm_split_kernel(const uint4 *in, uint4 *rest, size_t n, uint64_t *ones, size_t nw)
@@ -441,60 +444,70 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
     if (st != CUZK_OK) return st;
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_UPLOAD], s));
 
-    size_t m = (size_t)g.nwin * n;
+    /* The windows in batches of p->win_batch (all at once unless the plan
+     * was made with window_batches): each batch's digits, sort and
+     * accumulation; a plain plan's windows have buckets of their own, so
+     * the batches never meet in a bucket. A compacted sparse call's rest is
+     * compacted once, into keys[0] beyond any batch's entries. The events
+     * time the first batch's digits and sort, and every accumulation. */
+    const unsigned wb = p->win_batch;
+    size_t nrow = n; /* entries per window */
+    uint4 *cscal = NULL;
+    uint32_t *cidx = NULL;
     if (p->call_compact) {
-        /* A bounded sparse MSM: the rest's non-zero scalars compacted into
-         * keys[0] beyond the bound's entries (msm_compact_fits), then W
-         * entries per slot of the bound only. */
-        size_t nb = p->call_bound;
-        uint4 *cscal = (uint4 *)((char *)p->keys[0] + msm_align256(g.nwin * nb * 4));
-        uint32_t *cidx = (uint32_t *)((char *)cscal + msm_align256(nb * 32));
+        nrow = p->call_bound;
+        cscal = (uint4 *)((char *)p->keys[0] + msm_align256((size_t)wb * nrow * 4));
+        cidx = (uint32_t *)((char *)cscal + msm_align256(nrow * 32));
         CUZK_CUDA_TRY(err, cudaMemsetAsync(p->counter, 0, sizeof(uint32_t), s));
         msm_compact_kernel<<<blocks_for(n, 256), 256, 0, s>>>((const uint4 *)src, n, cscal, cidx,
-                                                              p->counter, (uint32_t)nb);
-        CUZK_CUDA_TRY_LAUNCH(err);
-        msm_digits_compact_kernel<<<blocks_for(nb, 256), 256, 0, s>>>(
-            g, cscal, cidx, p->counter, p->inf, (uint32_t)nb, p->keys[0], p->vals[0]);
+                                                              p->counter, (uint32_t)nrow);
         CUZK_CUDA_TRY_LAUNCH(err);
         CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->count_host, p->counter, sizeof(uint32_t),
                                            cudaMemcpyDeviceToHost, s));
-        m = (size_t)g.nwin * nb;
-    } else {
-        msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(g, (const uint4 *)src, p->inf,
-                                                             (uint32_t)n, p->keys[0], p->vals[0]);
-        CUZK_CUDA_TRY_LAUNCH(err);
     }
     size_t nbuckets = (size_t)rg.nwin * rg.nb;
     msm_clear_kernel<F><<<blocks_for(nbuckets, 256), 256, 0, s>>>(p->buckets, nbuckets);
     CUZK_CUDA_TRY_LAUNCH(err);
-    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_DIGITS], s));
-
-    cub::DoubleBuffer<uint32_t> dk(p->keys[0], p->keys[1]), dv(p->vals[0], p->vals[1]);
-    size_t tmp_bytes = p->sort_tmp_bytes;
-    CUZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(p->sort_tmp, tmp_bytes, dk, dv,
-                                                       (uint32_t)m, 0, (int)g.keybits, s));
-    CUZK_CUDA_TRY_LAUNCH(err);
-    CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_SORT], s));
-
-    msm_acc_args a;
-    a.keys = dk.Current();
-    a.vals = dv.Current();
-    a.m = m;
-    a.sentinel = g.sentinel;
-    a.points = p->points;
-    a.buckets = p->buckets;
-    a.pieces = p->pieces;
-    size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
-    if (p->acc == CUZK_GPU_MSM_BATCH_AFFINE) {
-        /* The batch-affine variant (msm_affine.cuh); same input and output. */
-        if ((st = msm_aff_accumulate<F>(p, s, a, err)) != CUZK_OK) return st;
-    } else {
-        msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-            a, nchunks);
+    for (unsigned w0 = 0; w0 < g.nwin; w0 += wb) {
+        unsigned w1 = w0 + wb < g.nwin ? w0 + wb : g.nwin;
+        size_t m = (size_t)(w1 - w0) * nrow;
+        if (cscal)
+            msm_digits_compact_kernel<<<blocks_for(nrow, 256), 256, 0, s>>>(
+                g, cscal, cidx, p->counter, p->inf, (uint32_t)nrow, w0, w1, p->keys[0],
+                p->vals[0]);
+        else
+            msm_digits_kernel<<<blocks_for(n, 256), 256, 0, s>>>(
+                g, (const uint4 *)src, p->inf, (uint32_t)n, w0, w1, p->keys[0], p->vals[0]);
         CUZK_CUDA_TRY_LAUNCH(err);
-        msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(
-            a, nchunks);
+        if (w0 == 0) CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_DIGITS], s));
+
+        cub::DoubleBuffer<uint32_t> dk(p->keys[0], p->keys[1]), dv(p->vals[0], p->vals[1]);
+        size_t tmp_bytes = p->sort_tmp_bytes;
+        CUZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(p->sort_tmp, tmp_bytes, dk, dv,
+                                                           (uint32_t)m, 0, (int)g.keybits, s));
         CUZK_CUDA_TRY_LAUNCH(err);
+        if (w0 == 0) CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_SORT], s));
+
+        msm_acc_args a;
+        a.keys = dk.Current();
+        a.vals = dv.Current();
+        a.m = m;
+        a.sentinel = g.sentinel;
+        a.points = p->points;
+        a.buckets = p->buckets;
+        a.pieces = p->pieces;
+        size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+        if (p->acc == CUZK_GPU_MSM_BATCH_AFFINE) {
+            /* The batch-affine variant (msm_affine.cuh); same input and output. */
+            if ((st = msm_aff_accumulate<F>(p, s, a, err)) != CUZK_OK) return st;
+        } else {
+            msm_accumulate_kernel<F><<<blocks_for(nchunks, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
+                a, nchunks);
+            CUZK_CUDA_TRY_LAUNCH(err);
+            msm_combine_kernel<F><<<blocks_for(nchunks, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(
+                a, nchunks);
+            CUZK_CUDA_TRY_LAUNCH(err);
+        }
     }
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_ACC], s));
 

@@ -26,8 +26,9 @@ static inline size_t msm_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
 /* A sparse MSM over n scalars with at most `bound` neither 0 nor 1 runs
  * Pippenger over the bound's slots only when that saves (bound < n / 2)
- * and the compacted scalars and indices fit in keys[0] beyond the W bound
- * entries the digits write there. A bound of 0 takes the plain path (its
+ * and the compacted scalars and indices fit in keys[0] (nwin n entries:
+ * nwin = the windows sorted at once) beyond the nwin bound entries the
+ * digits write there. A bound of 0 takes the plain path (its
  * kernels would have no block to launch). */
 static inline int msm_compact_fits(unsigned nwin, size_t n, size_t bound)
 {
@@ -67,6 +68,8 @@ struct cuzk_gpu_msm_plan {
     msm_geom g;
     msm_geom rg;           /* the reduction's windows: g, or a precomputed
                               plan's virtual windows (msm.cuh) */
+    unsigned win_batch;    /* windows sorted at once (g.nwin unless the plan
+                              was made with window_batches) */
     float table_ms;        /* device time of the tables (precomputed, subset sums) */
     size_t nchunks_max;    /* accumulation chunks for n points */
     void *mem;             /* the plan's pool allocation; the arrays below lie in it */

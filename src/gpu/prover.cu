@@ -59,10 +59,9 @@ enum { P_H = 0, P_L, P_A, P_B2, P_B1, NPLAN };
 static const char *const PLAN_NAME[NPLAN] = {"H", "L", "A", "B2", "B1"};
 
 /* Streams: 0 for the witness, rows and H; one per plan after it: the five
- * MSMs overlap, each plan with its own scratch. With 2 (cuzk_config
- * gpu_streams), or when the plans with their own scratches do not fit, the
- * plans share one scratch and their MSMs run in turn on stream 1
- * (make_plans). */
+ * MSMs overlap, each plan with its own scratch. cuzk_config.gpu_streams 2
+ * or 3 (or plans that do not fit with their own scratches) choose the
+ * shared scratches of make_plans. */
 #define GPU_PROVER_STREAMS (1 + NPLAN)
 
 /* Pool left free after the plans' upgrades (precomputed windows, subset
@@ -79,8 +78,11 @@ typedef struct {
     cuzk_gpu_ctx *ctx;                 /* owned */
     unsigned nstreams;
     cuzk_gpu_msm_plan *plan[NPLAN];    /* owned; NULL for an empty point set */
-    cuzk_gpu_msm_scratch *scratch;     /* owned: the plans' one scratch, or NULL:
-                                          each plan has its own */
+    cuzk_gpu_msm_scratch *scratch[2];  /* owned: the plans' shared scratches
+                                          (make_plans), or NULL: their own */
+    int pscr[NPLAN];                   /* plan k's scratch: -1 its own, else
+                                          scratch[pscr[k]] */
+    unsigned win_batches;              /* the plans' window_batches */
     unsigned pstream[NPLAN];
     int started[NPLAN];                /* an MSM in flight on the plan */
     int msm_phase;                     /* 1: this proof's MSMs were started */
@@ -214,7 +216,8 @@ static void gpu_ws_destroy(void *p)
     if (!gw) return;
     for (int k = 0; k < NPLAN; k++) plan_drain(gw, k);
     for (int k = 0; k < NPLAN; k++) cuzk_gpu_msm_plan_destroy(gw->plan[k]);
-    cuzk_gpu_msm_scratch_destroy(gw->scratch);
+    cuzk_gpu_msm_scratch_destroy(gw->scratch[0]);
+    cuzk_gpu_msm_scratch_destroy(gw->scratch[1]);
     cuzk_gpu_ntt_domain_destroy(gw->dom);
     cuzk_gpu_pce_destroy(gw->mpce);
     cuzk_gpu_pce_destroy(gw->jpce);
@@ -235,19 +238,28 @@ static void gpu_ws_destroy(void *p)
 
 static uint64_t gpu_ws_bytes(const void *p) { return ((const gpu_ws *)p)->bytes; }
 
-/* A plan over pts[0..n) with flags (acc: batch-affine, measured fastest for
- * every MSM on the H200, docs/perf.md); NULL plan for n = 0. */
-static cuzk_status make_plan(cuzk_gpu_msm_plan **out, gpu_ws *gw, cuzk_gpu_group grp,
-                             const void *pts, size_t n, unsigned flags, char *err)
+/* Plan k's options with flags (acc: batch-affine, measured fastest for
+ * every MSM on the H200, docs/perf.md; its scratch and window batches as
+ * make_plans chose). */
+static cuzk_gpu_msm_opts plan_opts(const gpu_ws *gw, int k, cuzk_gpu_group grp, unsigned flags)
 {
-    *out = NULL;
-    if (n == 0) return CUZK_OK;
     cuzk_gpu_msm_opts o;
     memset(&o, 0, sizeof o);
     o.group = grp;
     o.flags = flags;
     o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
-    o.scratch = gw->scratch;
+    o.scratch = gw->pscr[k] < 0 ? NULL : gw->scratch[gw->pscr[k]];
+    o.window_batches = gw->win_batches;
+    return o;
+}
+
+/* Plan k over pts[0..n) with flags; NULL plan for n = 0. */
+static cuzk_status make_plan(cuzk_gpu_msm_plan **out, gpu_ws *gw, int k, cuzk_gpu_group grp,
+                             const void *pts, size_t n, unsigned flags, char *err)
+{
+    *out = NULL;
+    if (n == 0) return CUZK_OK;
+    cuzk_gpu_msm_opts o = plan_opts(gw, k, grp, flags);
     return cuzk_gpu_msm_plan_create(out, gw->ctx, &o, pts, n, err);
 }
 
@@ -317,61 +329,77 @@ static unsigned first_flags(int k, const cuzk_config *cfg)
     return k == P_H ? fl & ~CUZK_GPU_MSM_BITS_TABLE : fl;
 }
 
-/* The five plans, each with its own scratch on its own stream (the MSMs
- * overlap) when they fit and the config gives more than one MSM stream;
- * else with one scratch sized for the largest, their MSMs in turn on
- * stream 1 (a 2^27 domain: docs/gpu-prover.md, "Memory at full size"). */
+/* How the five plans hold their MSM scratch (make_plans):
+ *   OWN      each its own, each on its own stream: the MSMs overlap (the
+ *            default while they fit; 2^24: 242 ms against 333 ms for ONE,
+ *            docs/perf.md);
+ *   TWO      H on one scratch (stream 1), L, A, B2, B1 on another (stream 2),
+ *            the windows sorted in SCRATCH_TWO_BATCHES batches so that both
+ *            fit where one unbatched does (2^27: ~2 x 22 GB against 47 GB):
+ *            H overlaps the sparse MSMs (cuzk_config.gpu_streams = 3; not
+ *            yet measured on a device);
+ *   ONE      one scratch, the MSMs in turn on stream 1 (gpu_streams = 2, and
+ *            the fallback when OWN does not fit: measured at 2^27, 1521 ms).
+ */
+enum { SCRATCH_OWN, SCRATCH_TWO, SCRATCH_ONE };
+#define SCRATCH_TWO_BATCHES 3u
+
 static cuzk_status make_plans(gpu_ws *gw, const cuzk_config *cfg, char *err)
 {
-    int shared = gw->nstreams <= 2;
+    int mode = gw->nstreams <= 2 ? SCRATCH_ONE : gw->nstreams == 3 ? SCRATCH_TWO : SCRATCH_OWN;
     cuzk_status s = CUZK_OK;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (shared) {
-            size_t most = 0;
-            for (int k = 0; k < NPLAN; k++) {
-                const void *pts;
-                size_t np, need = 0;
-                cuzk_gpu_group grp;
-                plan_points(gw, k, &pts, &np, &grp);
-                if (!np) continue;
-                cuzk_gpu_msm_opts o;
-                memset(&o, 0, sizeof o);
-                o.group = grp;
-                o.flags = first_flags(k, cfg);
-                o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
-                if ((s = cuzk_gpu_msm_scratch_bytes(&need, &o, np, err)) != CUZK_OK) return s;
-                if (need > most) most = need;
-            }
-            if (most && (s = cuzk_gpu_msm_scratch_create(&gw->scratch, gw->ctx, most, err)) !=
-                            CUZK_OK)
-                return s == CUZK_ERR_NO_MEMORY ? no_fit(gw, "the MSM scratch", err) : s;
-            gw->scratch_bytes = gw->scratch ? most : 0;
-        }
+    for (;;) {
+        gw->win_batches = mode == SCRATCH_TWO ? SCRATCH_TWO_BATCHES : 0;
         for (int k = 0; k < NPLAN; k++) {
-            gw->pstream[k] = shared || gw->nstreams < 2 ? (gw->nstreams > 1)
-                                                        : 1 + (unsigned)k % (gw->nstreams - 1);
+            gw->pscr[k] = mode == SCRATCH_OWN ? -1 : mode == SCRATCH_TWO && k != P_H ? 1 : 0;
+            gw->pstream[k] = gw->nstreams < 2       ? 0
+                             : mode == SCRATCH_OWN ? 1 + (unsigned)k % (gw->nstreams - 1)
+                                                   : 1 + (unsigned)gw->pscr[k];
+        }
+        size_t most[2] = {0, 0};
+        for (int k = 0; k < NPLAN && mode != SCRATCH_OWN; k++) {
+            const void *pts;
+            size_t np, need = 0;
+            cuzk_gpu_group grp;
+            plan_points(gw, k, &pts, &np, &grp);
+            if (!np) continue;
+            cuzk_gpu_msm_opts o = plan_opts(gw, k, grp, first_flags(k, cfg));
+            o.scratch = NULL;
+            if ((s = cuzk_gpu_msm_scratch_bytes(&need, &o, np, err)) != CUZK_OK) return s;
+            if (need > most[gw->pscr[k]]) most[gw->pscr[k]] = need;
+        }
+        gw->scratch_bytes = 0;
+        for (int g = 0; g < 2 && s == CUZK_OK; g++) {
+            if (!most[g]) continue;
+            s = cuzk_gpu_msm_scratch_create(&gw->scratch[g], gw->ctx, most[g], err);
+            if (s == CUZK_ERR_NO_MEMORY) s = no_fit(gw, "the MSM scratch", err);
+            if (s == CUZK_OK) gw->scratch_bytes += most[g];
+        }
+        for (int k = 0; k < NPLAN && s == CUZK_OK; k++) {
             const void *pts;
             size_t np;
             cuzk_gpu_group grp;
             plan_points(gw, k, &pts, &np, &grp);
-            if ((s = make_plan(&gw->plan[k], gw, grp, pts, np, first_flags(k, cfg), err)) ==
-                CUZK_OK)
-                continue;
+            s = make_plan(&gw->plan[k], gw, k, grp, pts, np, first_flags(k, cfg), err);
             if (s == CUZK_ERR_NO_MEMORY) {
                 char what[48];
                 snprintf(what, sizeof what, "the %s points (%zu)", PLAN_NAME[k], np);
                 s = no_fit(gw, what, err);
             }
-            break;
         }
-        if (s != CUZK_ERR_NO_MEMORY || shared) return s;
-        /* Own scratches do not fit: start again with one. */
+        if (s != CUZK_ERR_NO_MEMORY || mode == SCRATCH_ONE) break;
+        /* Does not fit this way: start again with less scratch. */
         for (int k = 0; k < NPLAN; k++) {
             cuzk_gpu_msm_plan_destroy(gw->plan[k]);
             gw->plan[k] = NULL;
         }
-        shared = 1;
+        for (int g = 0; g < 2; g++) {
+            cuzk_gpu_msm_scratch_destroy(gw->scratch[g]);
+            gw->scratch[g] = NULL;
+        }
+        mode = SCRATCH_ONE;
     }
+    if (s == CUZK_OK && err) err[0] = 0;
     return s;
 }
 
@@ -487,7 +515,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
             for (int step = 0; upgrade_flags(k, step); step++) {
                 cuzk_gpu_msm_plan *up = NULL;
                 char e2[CUZK_ERRMSG_LEN];
-                if (make_plan(&up, gw, grp, pts, np, upgrade_flags(k, step), e2) != CUZK_OK)
+                if (make_plan(&up, gw, k, grp, pts, np, upgrade_flags(k, step), e2) != CUZK_OK)
                     continue; /* does not fit: a weaker upgrade, or stay plain */
                 cuzk_gpu_ctx_pool(gw->ctx, &total, &used);
                 if (total - used < reserve) { /* it ate the PCE's room */

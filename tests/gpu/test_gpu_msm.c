@@ -27,6 +27,8 @@
  * Sparse vectors (cuzk_gpu_g*_msm_sparse: mixes of 0, 1 and other scalars)
  * on every kind of plan, unbounded and bounded (the rest compacted; a bound
  * below the rest is refused by the finish).
+ * test_window_batches runs them on plain plans whose windows are sorted in
+ * batches (cuzk_gpu_msm_opts.window_batches).
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -65,12 +67,14 @@ static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
 
 /* The scratch every plan the checks make borrows, or NULL: their own. */
 static cuzk_gpu_msm_scratch *shared;
+/* The window batches of every plan the checks make (0: all at once). */
+static unsigned win_batches;
 
 /* The options of the checks' plans: group, window c, plan_flags, acc_mode,
  * shared. */
 static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 {
-    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared};
+    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared, win_batches};
     return o;
 }
 
@@ -78,7 +82,7 @@ static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 static cuzk_status plan_of(cuzk_gpu_msm_plan **pl, cuzk_gpu_group grp, const void *p, size_t n,
                            unsigned c, unsigned flags)
 {
-    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
+    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
     return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 
@@ -570,7 +574,7 @@ static void test_misuse(void)
     CHECK(plan_of(&plan, CUZK_GPU_G1, p, 4, 7, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, CUZK_GPU_G2, q, 4, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, (cuzk_gpu_group)3, q, 4, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7, NULL};
+    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7, NULL, 0};
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &bad, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, NULL, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
@@ -604,8 +608,8 @@ static void test_misuse(void)
         /* The default accumulation is batch-affine; XYZZ plans need less
          * memory and give the same sums. */
         cuzk_gpu_msm_plan *px = NULL, *pd = NULL;
-        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL};
-        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0, NULL};
+        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL, 0};
+        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0, NULL, 0};
         CHECK(cuzk_gpu_msm_plan_create(&px, ctx, &ox, p, 4, gerr) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_create(&pd, ctx, &od, p, 4, gerr) == CUZK_OK);
         if (px && pd) {
@@ -683,13 +687,13 @@ static void test_precompute(void)
      * G1 points, 187 GB (the allocation fails, unless the device is larger).
      * Either way NO_MEMORY, nothing is set, and the context still works. */
     plan = NULL;
-    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
+    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
     CHECK(cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o8, (size_t)1 << 27, &bs[0], &bs[1],
                                        gerr) == CUZK_ERR_NO_MEMORY);
     size_t pool = 0;
     cuzk_gpu_ctx_pool(ctx, &pool, NULL);
     if (pool < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
-        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL};
+        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
         cuzk_status st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o9, (size_t)1 << 26, &bs[0],
                                                       &bs[1], gerr);
         CHECK_MSG(st == CUZK_ERR_NO_MEMORY, "187 GB table: %s (%s)", cuzk_strerror(st),
@@ -814,6 +818,42 @@ static void test_shared(int quick)
     printf("  shared scratch: done (%d failures so far)\n", test_failures);
 }
 
+/* Windows sorted in batches (cuzk_gpu_msm_opts.window_batches): the checks
+ * again on plain plans in 2, 3 and 5 batches, both accumulations; less
+ * scratch than one batch; refused with precomputed windows. */
+static void test_window_batches(int quick)
+{
+    const grp *groups[2] = {&G1, &G2};
+    static const unsigned ks[3] = {2, 3, 5};
+    plan_flags = 0;
+    for (int ba = 0; ba < 2; ba++) {
+        acc_mode = ba ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ;
+        for (int ki = 0; ki < 3; ki++) {
+            win_batches = ks[ki];
+            printf("  windows in %u batches%s:\n", win_batches, ba ? ", batch-affine" : "");
+            for (int gi = 0; gi < 2; gi++) {
+                test_sizes(groups[gi], quick);
+                if (ki == 1) {
+                    test_windows(groups[gi], quick);
+                    test_edges(groups[gi], quick);
+                }
+                test_sparse(groups[gi], quick);
+            }
+        }
+    }
+    win_batches = 0;
+    size_t one = 0, three = 0;
+    cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, 16);
+    CHECK(cuzk_gpu_msm_scratch_bytes(&one, &o, 1 << 16, gerr) == CUZK_OK);
+    o.window_batches = 3;
+    CHECK(cuzk_gpu_msm_scratch_bytes(&three, &o, 1 << 16, gerr) == CUZK_OK);
+    CHECK_MSG(three < one, "scratch in 3 batches %zu, at once %zu", three, one);
+    o.flags = CUZK_GPU_MSM_PRECOMPUTE;
+    CHECK(cuzk_gpu_msm_scratch_bytes(&three, &o, 1 << 16, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(gerr, "batches"));
+    printf("  window batches: done (%d failures so far)\n", test_failures);
+}
+
 int main(void)
 {
     int skip = gpu_test_start(NAME);
@@ -856,6 +896,7 @@ int main(void)
         }
     }
     test_shared(quick);
+    test_window_batches(quick);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }

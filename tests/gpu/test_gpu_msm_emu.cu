@@ -170,44 +170,60 @@ static void emu_plan_make(emu_plan<G> &pl, const typename G::aff *pts, size_t N,
                                     tmp.data(), t);
 }
 
-/* msm_run of msm.cu, then the host's last step. */
+/* msm_run of msm_impl.cuh, then the host's last step: the windows sorted
+ * wb at a time (0: all at once, as msm_digits_thread; a plain plan's
+ * window_batches), each batch's digits, sort, accumulation and combine into
+ * the one set of buckets. */
 template <class G>
-static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typename G::jac *r)
+static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typename G::jac *r,
+                    unsigned wb = 0)
 {
     typedef typename G::F F;
     const size_t X = xyzz_u4<G>();
     const msm_geom &g = pl.g, &rg = pl.rg;
-    size_t m = (size_t)g.nwin * n;
-    std::vector<uint32_t> keys(m), vals(m);
-    for (size_t i = 0; i < n; i++)
-        msm_digits_thread(g, (const uint4 *)k, pl.inf.data(), (uint32_t)n, keys.data(),
-                          vals.data(), (uint32_t)i);
-    /* The sort: CUB's is stable by key; any order within a key is fine. */
-    std::vector<uint64_t> kv(m);
-    size_t bad = 0;
-    for (size_t i = 0; i < m; i++) {
-        bad += keys[i] > g.sentinel || (keys[i] < g.sentinel && (vals[i] & 0x7fffffffu) >=
-                                        pl.points.size() / aff_u4<G>());
-        kv[i] = (uint64_t)keys[i] << 32 | vals[i];
-    }
-    CHECK_MSG(bad == 0, "%s: %zu digit entries out of range", G::name(), bad);
-    std::stable_sort(kv.begin(), kv.end(),
-                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
-    for (size_t i = 0; i < m; i++) keys[i] = (uint32_t)(kv[i] >> 32), vals[i] = (uint32_t)kv[i];
-
-    size_t nbuckets = (size_t)rg.nwin * rg.nb, nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+    size_t nbuckets = (size_t)rg.nwin * rg.nb;
     dvec buckets(nbuckets * X, uint4{0, 0, 0, 0}); /* msm_clear_kernel: ZZ = 0 */
-    dvec pieces(2 * (nchunks + 1) * X, uint4{1, 2, 3, 4});
-    msm_acc_args a;
-    a.keys = keys.data();
-    a.vals = vals.data();
-    a.m = m;
-    a.sentinel = g.sentinel;
-    a.points = pl.points.data();
-    a.buckets = buckets.data();
-    a.pieces = pieces.data();
-    for (size_t t = 0; t < nchunks; t++) msm_accumulate_thread<F>(a, t);
-    for (size_t t = 0; t < nchunks; t++) msm_combine_thread<F>(a, t);
+    if (!wb) wb = g.nwin;
+    for (unsigned w0 = 0; w0 < g.nwin; w0 += wb) {
+        unsigned w1 = w0 + wb < g.nwin ? w0 + wb : g.nwin;
+        size_t m = (size_t)(w1 - w0) * n;
+        std::vector<uint32_t> keys(m), vals(m);
+        const uint4 *ks = (const uint4 *)k;
+        for (size_t i = 0; i < n; i++) {
+            if (w0 == 0 && w1 == g.nwin)
+                msm_digits_thread(g, ks, pl.inf.data(), (uint32_t)n, keys.data(), vals.data(),
+                                  (uint32_t)i);
+            else
+                msm_digits_of(g, ks[2 * i], ks[2 * i + 1], pl.inf[i] != 0, (uint32_t)i,
+                              (uint32_t)n, (uint32_t)i, w0, w1, keys.data(), vals.data());
+        }
+        /* The sort: CUB's is stable by key; any order within a key is fine. */
+        std::vector<uint64_t> kv(m);
+        size_t bad = 0;
+        for (size_t i = 0; i < m; i++) {
+            bad += keys[i] > g.sentinel || (keys[i] < g.sentinel && (vals[i] & 0x7fffffffu) >=
+                                            pl.points.size() / aff_u4<G>());
+            kv[i] = (uint64_t)keys[i] << 32 | vals[i];
+        }
+        CHECK_MSG(bad == 0, "%s: %zu digit entries out of range", G::name(), bad);
+        std::stable_sort(kv.begin(), kv.end(),
+                         [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+        for (size_t i = 0; i < m; i++)
+            keys[i] = (uint32_t)(kv[i] >> 32), vals[i] = (uint32_t)kv[i];
+
+        size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
+        dvec pieces(2 * (nchunks + 1) * X, uint4{1, 2, 3, 4});
+        msm_acc_args a;
+        a.keys = keys.data();
+        a.vals = vals.data();
+        a.m = m;
+        a.sentinel = g.sentinel;
+        a.points = pl.points.data();
+        a.buckets = buckets.data();
+        a.pieces = pieces.data();
+        for (size_t t = 0; t < nchunks; t++) msm_accumulate_thread<F>(a, t);
+        for (size_t t = 0; t < nchunks; t++) msm_combine_thread<F>(a, t);
+    }
 
     dvec seg(2 * (size_t)rg.nwin * rg.t1 * X), tree(3 * (size_t)rg.nwin * rg.t2 * X),
         win((size_t)rg.nwin * X);
@@ -369,6 +385,14 @@ static void compare(const emu_plan<G> &pl, const typename G::aff *pts, const cuz
     emu_msm<G>(pl, k, n, &got);
     CHECK_MSG(G::eq(&want, &got), "%s %s %s n=%zu N=%zu c=%u V=%u: differs from the CPU",
               G::name(), pl.pre ? "precomputed" : "plain", what, n, pl.N, pl.g.c, pl.rg.nwin);
+    if (pl.pre) return; /* a precomputed plan's windows share buckets: no batches */
+    /* The windows in batches of 2 and of 5 (window_batches). */
+    for (unsigned wb : {2u, 5u}) {
+        if (wb >= pl.g.nwin) continue;
+        emu_msm<G>(pl, k, n, &got, wb);
+        CHECK_MSG(G::eq(&want, &got), "%s plain %s n=%zu c=%u, windows %u at a time: differs "
+                  "from the CPU", G::name(), what, n, pl.g.c, wb);
+    }
 }
 
 

@@ -50,8 +50,9 @@ typedef struct {
  * (a bit outside the plan flags: plain plans), CUZK_GPU_MSM_BITS_TABLE, ... */
 #define PLAIN 0x100u
 static unsigned msm_flags;
-/* gpu_streams: 0 (the backend's: the MSMs on their own streams), or 2 (one
- * scratch shared by the five plans, their MSMs in turn). */
+/* gpu_streams: 0 (the backend's: the MSMs on their own streams), 2 (one
+ * scratch shared by the five plans, their MSMs in turn) or 3 (two: H | the
+ * sparse MSMs, windows sorted in batches). */
 static unsigned gpu_streams;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
@@ -542,6 +543,13 @@ late:
     circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
     circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
     many_proofs(&cases[1], 8);
+    snarkjs_mul();
+    /* Two scratches (H | the sparse MSMs), windows sorted in batches. */
+    gpu_streams = 3;
+    printf("%s: two MSM scratches, windows in batches (gpu_streams 3)\n", NAME);
+    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+    many_proofs(&cases[1], 6);
     snarkjs_mul();
     gpu_streams = 0;
     fault_case(&cases[1]);
