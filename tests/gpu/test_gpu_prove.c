@@ -537,20 +537,15 @@ int main(void)
     }
     msm_flags = 0;
 late:
-    /* One scratch shared by the five plans (their MSMs in turn). */
-    gpu_streams = 2;
-    printf("%s: one MSM scratch (gpu_streams 2)\n", NAME);
-    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
-    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-    many_proofs(&cases[1], 8);
-    snarkjs_mul();
-    /* Two scratches (H | the sparse MSMs), windows sorted in batches. */
-    gpu_streams = 3;
-    printf("%s: two MSM scratches, windows in batches (gpu_streams 3)\n", NAME);
-    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
-    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-    many_proofs(&cases[1], 6);
-    snarkjs_mul();
+    /* One scratch shared by the five plans (their MSMs in turn), then two
+     * (H | the sparse MSMs, windows sorted in batches). */
+    for (gpu_streams = 2; gpu_streams <= 3; gpu_streams++) {
+        printf("%s: shared MSM scratch (gpu_streams %u)\n", NAME, gpu_streams);
+        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+        circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+        many_proofs(&cases[1], 6);
+        snarkjs_mul();
+    }
     gpu_streams = 0;
     fault_case(&cases[1]);
     fault_case(&cases[0]);
