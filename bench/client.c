@@ -505,12 +505,6 @@ typedef struct {
     size_t n;
 } lat_stats;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Nearest-rank percentile of sorted v[0..n). */
 static double pct(const double *v, size_t n, double p)
 {
@@ -534,7 +528,7 @@ static lat_stats stats_of(const job_rec *recs, size_t n, int (*keep)(const job_r
             sum += recs[i].latency_ms;
         }
     if (s.n) {
-        qsort(v, s.n, sizeof *v, cmp_double);
+        qsort(v, s.n, sizeof *v, bench_cmp_double);
         s.min = v[0];
         s.max = v[s.n - 1];
         s.p50 = pct(v, s.n, 50);

@@ -32,12 +32,6 @@
 
 static const uint64_t bench_seed = 7; /* the setup's: both sides get one key */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     const char *circuit, *zkey;
     unsigned size;
@@ -168,7 +162,7 @@ static void prover_gaps(cuzk_engine *e)
     if (!ng) goto out;
     double sum = 0;
     for (size_t i = 0; i < ng; i++) sum += gap[i];
-    qsort(gap, ng, sizeof *gap, cmp_double);
+    qsort(gap, ng, sizeof *gap, bench_cmp_double);
     printf("engine prover idle between proofs (timeline, %zu gaps): median %.3f ms, mean %.3f ms, "
            "max %.3f ms\n",
            ng, gap[ng / 2], sum / (double)ng, gap[ng - 1]);
@@ -392,9 +386,9 @@ int bench_engine(int argc, char **argv)
                es.store_commits ? (double)es.store_ops / (double)es.store_commits : 0.0);
         cuzk_engine_status_free(&es);
     }
-    qsort(loop_ms, rounds, sizeof *loop_ms, cmp_double);
-    qsort(eng_ms, rounds, sizeof *eng_ms, cmp_double);
-    qsort(ovh, rounds, sizeof *ovh, cmp_double);
+    qsort(loop_ms, rounds, sizeof *loop_ms, bench_cmp_double);
+    qsort(eng_ms, rounds, sizeof *eng_ms, bench_cmp_double);
+    qsort(ovh, rounds, sizeof *ovh, bench_cmp_double);
     printf("median: loop %.3f s (%.2f ms/proof), engine %.3f s (%.2f ms/proof), "
            "overhead %.1f%% (rounds %.1f%% .. %.1f%%)\n",
            loop_ms[rounds / 2] / 1e3, loop_ms[rounds / 2] / jobs, eng_ms[rounds / 2] / 1e3,

@@ -66,26 +66,13 @@ done
 say "daemon $PID on $A, porep-32g size $SIZE, $(nproc) cores, $(git -C "$ROOT" rev-parse --short HEAD)"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/   /' | tee -a "$S"
 
-# The timeline's cursor now: the pages read until one comes back empty.
+# The timeline's cursor now: the "next" of everything the daemon keeps
+# (read by cuzk-bench waterfall; 0 before the first event).
 cursor() {
-    python3 - "$SOCK" <<'PY'
-import json, socket, sys
-def get(path):
-    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-    s.sendall(("GET %s HTTP/1.0\r\nHost: cuzk\r\n\r\n" % path).encode())
-    data = b""
-    while True:
-        b = s.recv(1 << 16)
-        if not b: break
-        data += b
-    return json.loads(data.split(b"\r\n\r\n", 1)[1])
-c = 0
-while True:
-    r = get("/v1/timeline?since=%d" % c)
-    if not r["events"]: break
-    c = r["next"]
-print(c)
-PY
+    "$BENCH" waterfall --addr "$A" --save "$OUT/.cursor.json" --no-chart >/dev/null 2>&1 ||
+        { echo 0; return; }
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("next", 0))' \
+        "$OUT/.cursor.json"
 }
 # phase NAME CMD...: the client's JSON in NAME.json, then the phase's
 # timeline, waterfall, SVG and analysis.

@@ -19,12 +19,6 @@
 
 static double now_ms(void) { return (double)bench_now_ns() / 1e6; }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int bench_prove(int argc, char **argv)
 {
     const char *zkey = NULL, *wtns = NULL, *backend = "cpu";
@@ -170,7 +164,7 @@ int bench_prove(int argc, char **argv)
     printf("%-14s %12s %12s %12s\n", "stage", "median ms", "min ms", "max ms");
     for (int s = 0; s < STAGES; s++) {
         double *x = ms + s * runs;
-        qsort(x, (size_t)runs, sizeof *x, cmp_double);
+        qsort(x, (size_t)runs, sizeof *x, bench_cmp_double);
         cuzk_prove_stage st = (cuzk_prove_stage)(FIRST + s);
         printf("%-14s %12.2f %12.2f %12.2f\n", st == CUZK_STAGE_DONE ? "prover total" : cuzk_prove_stage_name(st), x[runs / 2], x[0], x[runs - 1]);
     }

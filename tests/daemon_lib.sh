@@ -1,8 +1,9 @@
 # Sourced by the tests that drive a real daemon (test_daemon.sh,
 # test_dashboard.sh, test_bench_client.sh, test_waterfall_live.sh), after
-# they set W (work dir), D (daemon dir), SOCK and PID: the cleanup trap
-# (kill -9 of the daemon), die (the failure and the logs' tails), check,
-# and api over the unix socket (body in $W/body, status in $CODE).
+# they set CUZK, W (work dir), D (daemon dir), SOCK and PID: the cleanup
+# trap (kill -9 of the daemon), die (the failure and the logs' tails),
+# check, api over the unix socket (body in $W/body, status in $CODE) and
+# daemon_start. Needs curl.
 cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
 trap cleanup EXIT
 die() {
@@ -23,4 +24,19 @@ api() {
     shift 2
     CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" \
         -X "$m" "$@" "http://cuzk$p")
+}
+# daemon_start: `cuzk serve` with $D/cuzk.conf in $D (output in $D/log),
+# its pid in PID, waited for until it answers GET /v1/status on the socket.
+daemon_start() {
+    "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >>"$D/log" 2>&1 &
+    PID=$!
+    local i
+    for i in $(seq 1 1200); do # 120 s: the keys' setup on a busy machine
+        kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
+        if [ -S "$SOCK" ] && curl -s -o /dev/null --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status; then
+            return
+        fi
+        sleep 0.1
+    done
+    die "the daemon did not answer within 120 s"
 }

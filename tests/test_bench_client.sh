@@ -81,13 +81,7 @@ setup_seed = 7
 [circuit mul]
 key = $DATA/mul.zkey
 CONF
-"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >>"$D/log" 2>&1 &
-PID=$!
-for i in $(seq 1 1200); do # 120 s: the keys' setup on a busy machine
-    kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
-    [ -S "$SOCK" ] && "$B" status --addr "$A" >/dev/null 2>&1 && break
-    sleep 0.1
-done
+daemon_start
 run status --addr "$A"
 check "status: exit 0 once the daemon is up" [ "$RC" = 0 ]
 check "  ... says running and lists the circuits" \

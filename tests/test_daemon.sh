@@ -27,19 +27,6 @@ body() { cat "$W/body"; }
 # A JSON field of the (compact, flat-enough) body: a number or a string.
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
 
-start() {
-    "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >>"$D/log" 2>&1 &
-    PID=$!
-    local i
-    for i in $(seq 1 1200); do # 120 s: the keys' setup on a busy machine
-        kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
-        if [ -S "$SOCK" ] && curl -s -o /dev/null --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status; then
-            return
-        fi
-        sleep 0.1
-    done
-    die "the daemon did not answer within 120 s"
-}
 
 # ------------------------------------------------------------- config --
 "$CUZK" serve --help >"$W/help"
@@ -77,7 +64,7 @@ setup_seed = 7
 [circuit mul]
 key = $DATA/mul.zkey
 EOF
-start
+daemon_start
 check "unix socket has mode 0600" [ "$(stat -c %a "$SOCK")" = 600 ]
 "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" 2>"$W/err"
 check "a second daemon on the same dir is refused (exit 2)" [ $? = 2 ]
@@ -313,7 +300,7 @@ wait "$PID" 2>/dev/null
 PID=
 echo "killed with jobs done:$DONE_BEFORE"
 check "kill -9 came before the last job finished" [ "$(echo $DONE_BEFORE | wc -w)" -lt 6 ]
-start
+daemon_start
 for i in 1 2 3 4 5 6; do
     eval "id=\$K$i"
     api GET "/v1/jobs/$id?wait=60"

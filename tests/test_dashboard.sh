@@ -75,15 +75,7 @@ builtin = winning-32g
 size = 10
 setup_seed = 12
 EOF
-"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" 2>>"$D/log" &
-PID=$!
-for i in $(seq 1 1200); do # 120 s: the keys' setup on a busy machine
-    kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
-    if [ -S "$SOCK" ] && curl -s -o /dev/null --max-time 5 --unix-socket "$SOCK" http://cuzk/v1/status; then
-        break
-    fi
-    sleep 0.1
-done
+daemon_start
 api GET /v1/status
 check "the daemon answers on its unix socket" [ "$CODE" = 200 ]
 TCP=$(sed -n 's/.*"tcp":"\([^"]*\)".*/\1/p' "$W/body")

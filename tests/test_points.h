@@ -14,8 +14,8 @@
 
 static inline void test_g1_points(void *out, size_t n)
 {
-    cuzk_g1_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp *scratch = test_xmalloc(n * sizeof *scratch);
+    cuzk_g1_jac *j = (cuzk_g1_jac *)test_xmalloc(n * sizeof *j), base, step;
+    cuzk_fp *scratch = (cuzk_fp *)test_xmalloc(n * sizeof *scratch);
     cuzk_fr a, b;
     test_rand_fr(&a);
     test_rand_fr(&b);
@@ -23,15 +23,15 @@ static inline void test_g1_points(void *out, size_t n)
     cuzk_g1_mul(&j[0], &base, &a);
     cuzk_g1_mul(&step, &base, &b);
     for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
-    cuzk_g1_batch_to_affine(out, j, n, scratch);
+    cuzk_g1_batch_to_affine((cuzk_g1_affine *)out, j, n, scratch);
     free(j);
     free(scratch);
 }
 
 static inline void test_g2_points(void *out, size_t n)
 {
-    cuzk_g2_jac *j = test_xmalloc(n * sizeof *j), base, step;
-    cuzk_fp2 *scratch = test_xmalloc(n * sizeof *scratch);
+    cuzk_g2_jac *j = (cuzk_g2_jac *)test_xmalloc(n * sizeof *j), base, step;
+    cuzk_fp2 *scratch = (cuzk_fp2 *)test_xmalloc(n * sizeof *scratch);
     cuzk_fr a, b;
     test_rand_fr(&a);
     test_rand_fr(&b);
@@ -39,7 +39,7 @@ static inline void test_g2_points(void *out, size_t n)
     cuzk_g2_mul(&j[0], &base, &a);
     cuzk_g2_mul(&step, &base, &b);
     for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
-    cuzk_g2_batch_to_affine(out, j, n, scratch);
+    cuzk_g2_batch_to_affine((cuzk_g2_affine *)out, j, n, scratch);
     free(j);
     free(scratch);
 }

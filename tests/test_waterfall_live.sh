@@ -21,6 +21,7 @@ A=unix:$SOCK
 PID=
 . "$(dirname "$0")/wf_json.sh"
 
+command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 . "$(dirname "$0")/daemon_lib.sh"
 check_num() { # FILE PATH EXPECTED
     local got
@@ -48,13 +49,7 @@ builtin = winning-32g
 size = 10
 setup_seed = 7
 CONF
-"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >>"$D/log" 2>&1 &
-PID=$!
-for i in $(seq 1 1200); do # 120 s: the key's setup on a busy machine
-    kill -0 "$PID" 2>/dev/null || die "the daemon exited at start"
-    [ -S "$SOCK" ] && "$B" status --addr "$A" >/dev/null 2>&1 && break
-    sleep 0.1
-done
+daemon_start
 "$B" batch winning-32g -c 6 -j 3 --addr "$A" >"$W/batch" 2>"$W/err"
 check "6 jobs proved (cuzk-bench batch)" [ $? = 0 ]
 

@@ -183,22 +183,31 @@ static cuzk_event *ev_next(cuzk_engine *e)
     return ev;
 }
 
-void cuzk__engine_event(cuzk_engine *e, cuzk_event_kind kind, const ejob *j, unsigned part,
-                        unsigned device, unsigned attempt, int stage, double ms, uint64_t value,
-                        cuzk_status st)
+/* The next event of the ring (ev_next) with the fields every kind has.
+ * Under obs_mu. */
+static cuzk_event *ev_start(cuzk_engine *e, cuzk_event_kind kind, const ejob *j, unsigned part,
+                            unsigned device)
 {
-    pthread_mutex_lock(&e->obs_mu);
     cuzk_event *ev = ev_next(e);
     ev->kind = kind;
     ev->job = j ? j->id : 0;
     ev->partition = part;
     ev->device = device;
+    if (j) snprintf(ev->circuit, sizeof ev->circuit, "%s", j->c->name);
+    return ev;
+}
+
+void cuzk__engine_event(cuzk_engine *e, cuzk_event_kind kind, const ejob *j, unsigned part,
+                        unsigned device, unsigned attempt, int stage, double ms, uint64_t value,
+                        cuzk_status st)
+{
+    pthread_mutex_lock(&e->obs_mu);
+    cuzk_event *ev = ev_start(e, kind, j, part, device);
     ev->attempt = attempt;
     ev->stage = stage;
     ev->ms = ms;
     ev->value = value;
     ev->status = st;
-    if (j) snprintf(ev->circuit, sizeof ev->circuit, "%s", j->c->name);
     pthread_mutex_unlock(&e->obs_mu);
 }
 
@@ -224,15 +233,10 @@ void cuzk__engine_mem_event(cuzk_engine *e, const ejob *j, unsigned part, uint64
     for (unsigned d = 1; d < e->n_devices; d++)
         if (e->dev_res[d] > e->dev_res[dmax]) dmax = d;
     pthread_mutex_lock(&e->obs_mu);
-    cuzk_event *ev = ev_next(e);
-    ev->kind = CUZK_EV_MEM;
-    ev->job = j ? j->id : 0;
-    ev->partition = part;
-    ev->device = dmax;
+    cuzk_event *ev = ev_start(e, CUZK_EV_MEM, j, part, dmax);
     ev->value = rss;
     ev->pinned_bytes = e->pinned_res;
     ev->device_bytes = e->dev_res[dmax];
-    if (j) snprintf(ev->circuit, sizeof ev->circuit, "%s", j->c->name);
     pthread_mutex_unlock(&e->obs_mu);
 }
 

@@ -31,6 +31,7 @@ extern "C" {
 #include <cuzk/ec.h>
 #include <cuzk/msm.h>
 
+#include "test_points.h"
 #include "test_util.h"
 }
 #include "msm_cases.h"
@@ -114,21 +115,7 @@ struct grp<EcFp> {
     typedef cuzk_g1_jac jac;
     typedef cuzk_g1_xyzz xyzz;
     static const char *name() { return "G1"; }
-    /* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
-    static void gen(aff *out, size_t n)
-    {
-        std::vector<jac> j(n);
-        std::vector<cuzk_fp> scratch(n);
-        jac base, step;
-        cuzk_fr a, b;
-        test_rand_fr(&a);
-        test_rand_fr(&b);
-        cuzk_g1_from_affine(&base, &CUZK_G1_GENERATOR);
-        cuzk_g1_mul(&j[0], &base, &a);
-        cuzk_g1_mul(&step, &base, &b);
-        for (size_t i = 1; i < n; i++) cuzk_g1_add(&j[i], &j[i - 1], &step);
-        cuzk_g1_batch_to_affine(out, j.data(), n, scratch.data());
-    }
+    static void gen(aff *out, size_t n) { test_g1_points(out, n); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
         return cuzk_g1_msm_var(r, p, k, n, 0);
@@ -151,20 +138,7 @@ struct grp<EcFp2> {
     typedef cuzk_g2_jac jac;
     typedef cuzk_g2_xyzz xyzz;
     static const char *name() { return "G2"; }
-    static void gen(aff *out, size_t n)
-    {
-        std::vector<jac> j(n);
-        std::vector<cuzk_fp2> scratch(n);
-        jac base, step;
-        cuzk_fr a, b;
-        test_rand_fr(&a);
-        test_rand_fr(&b);
-        cuzk_g2_from_affine(&base, &CUZK_G2_GENERATOR);
-        cuzk_g2_mul(&j[0], &base, &a);
-        cuzk_g2_mul(&step, &base, &b);
-        for (size_t i = 1; i < n; i++) cuzk_g2_add(&j[i], &j[i - 1], &step);
-        cuzk_g2_batch_to_affine(out, j.data(), n, scratch.data());
-    }
+    static void gen(aff *out, size_t n) { test_g2_points(out, n); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
         return cuzk_g2_msm_var(r, p, k, n, 0);

@@ -32,6 +32,7 @@ extern "C" {
 #include <cuzk/ec.h>
 #include <cuzk/msm.h>
 
+#include "test_points.h"
 #include "test_util.h"
 }
 #include "msm_cases.h"
@@ -104,22 +105,9 @@ static size_t aff_u4() { return ec_aff<typename G::F>::U4; }
 template <class G>
 static size_t xyzz_u4() { return ec_xyzz<typename G::F>::U4; }
 
-/* Distinct pseudo-random points: P_0 = [a] G, P_i = P_(i-1) + [b] G. */
-template <class G>
-static void gen_points(typename G::aff *out, size_t n)
-{
-    typename G::jac g, p, step;
-    cuzk_fr a, b;
-    test_rand_fr(&a);
-    test_rand_fr(&b);
-    G::base(&g);
-    G::mul(&p, &g, &a);
-    G::mul(&step, &g, &b);
-    for (size_t i = 0; i < n; i++) {
-        G::to_aff(&out[i], &p);
-        G::add(&p, &p, &step);
-    }
-}
+/* Distinct pseudo-random points (test_points.h). */
+static void gen_points(cuzk_g1_affine *out, size_t n) { test_g1_points(out, n); }
+static void gen_points(cuzk_g2_affine *out, size_t n) { test_g2_points(out, n); }
 
 
 /* ------------------------------------------------ the emulated plan -- */
@@ -403,7 +391,7 @@ static void run_group(size_t nmax, int quick)
 {
     std::vector<typename G::aff> base(nmax), p(nmax);
     std::vector<cuzk_scalar> k(nmax);
-    gen_points<G>(base.data(), nmax);
+    gen_points(base.data(), nmax);
     /* (N, c, precomputed, vbits, table threads per launch). vbits 17 is the
      * library's; small ones give several virtual windows (and level-2
      * shapes t2 = 1 .. 256) at these sizes. */
@@ -476,7 +464,7 @@ static void run_bits(size_t nmax, int quick)
     std::vector<typename G::aff> base(nmax), p(nmax);
     std::vector<cuzk_scalar> k(nmax);
     std::vector<uint64_t> bits((nmax + 63) / 64);
-    gen_points<G>(base.data(), nmax);
+    gen_points(base.data(), nmax);
     static const size_t sizes[] = {1, 3, 4, 5, 63, 64, 65, 130, 257, 1000};
     static const char *dens[] = {"none", "1/64", "1/2", "all", "runs"};
     for (size_t N : sizes) {
