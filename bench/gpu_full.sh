@@ -68,7 +68,7 @@ BENCH=$B/cuzk-bench
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     (cd "$B" && run ctest_gpu ctest -L gpu -R "${TESTS:-.}" --output-on-failure --timeout 400) ||
         say "GPU SUITE FAILED (see $OUT/ctest_gpu.log); going on with the benchmark"
-    (cd "$B" && run ctest_host ctest -R 'test_gpu_wcompact|test_prove$' --output-on-failure) ||
+    (cd "$B" && run ctest_host ctest -R 'test_witness_compact|test_prove$' --output-on-failure) ||
         say "HOST TESTS FAILED"
 fi
 

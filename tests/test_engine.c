@@ -1112,7 +1112,8 @@ static cuzk_status gpu_c(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char 
     return cuzk_backend_cpu()->msm_c(b, in, o, err);
 }
 static const cuzk_prover_backend FAKE_GPU = {"gpu",   gpu_create, gpu_destroy, gpu_bytes, gpu_rows,
-                                             gpu_h,   gpu_a,      gpu_b2,      gpu_c};
+                                             gpu_h,   gpu_a,      gpu_b2,      gpu_c,
+                                             0};
 
 /* Registers "gpu" for the rest of the process: runs last. */
 static void test_cpu_fallback(void)

@@ -326,7 +326,7 @@ static cuzk_status fake_c(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char
 }
 static const cuzk_prover_backend FAKE = {"fake-gpu", fake_create, fake_destroy, fake_bytes,
                                          fake_rows,  fake_h,      fake_a,       fake_b2,
-                                         fake_c};
+                                         fake_c,     0};
 
 static void test_backends(const circuit *c)
 {
@@ -376,6 +376,137 @@ static void test_backends(const circuit *c)
     CHECK(cuzk_workspace_create(&ws, &c->pk, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&
           strstr(err, "nope"));
     fake_refuse = 0;
+}
+
+/* -------------------------------------------------- compact witness -- */
+
+/* A backend that takes compact witnesses (as the GPU's does): each stage
+ * checks it got wc and no w, and runs the CPU's stages on the expansion. */
+static cuzk_fr *fc_w;
+static int fc_seen_wc;
+
+static cuzk_stage_in fc_in(const cuzk_stage_in *in)
+{
+    cuzk_stage_in d = *in;
+    fc_seen_wc += in->wc != NULL && in->w == NULL;
+    d.w = fc_w;
+    d.wc = NULL;
+    return d;
+}
+static cuzk_status fc_rows(void *b, const cuzk_stage_in *in, char *err)
+{
+    free(fc_w);
+    if (!in->wc || !(fc_w = malloc(in->wc->n * sizeof *fc_w))) return CUZK_ERR_NO_MEMORY;
+    cuzk_status s = cuzk_wc_expand(in->wc, fc_w, in->wc->n, 1);
+    if (s != CUZK_OK) return s;
+    cuzk_stage_in d = fc_in(in);
+    return cuzk_backend_cpu()->eval_rows(b, &d, err);
+}
+static cuzk_status fc_h(void *b, const cuzk_stage_in *in, char *err)
+{
+    cuzk_stage_in d = fc_in(in);
+    return cuzk_backend_cpu()->h_poly(b, &d, err);
+}
+static cuzk_status fc_a(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    cuzk_stage_in d = fc_in(in);
+    return cuzk_backend_cpu()->msm_a(b, &d, o, err);
+}
+static cuzk_status fc_b2(void *b, const cuzk_stage_in *in, cuzk_g2_jac *o, char *err)
+{
+    cuzk_stage_in d = fc_in(in);
+    return cuzk_backend_cpu()->msm_b2(b, &d, o, err);
+}
+static cuzk_status fc_c(void *b, const cuzk_stage_in *in, cuzk_g1_jac *o, char *err)
+{
+    cuzk_stage_in d = fc_in(in);
+    return cuzk_backend_cpu()->msm_c(b, &d, o, err);
+}
+static const cuzk_prover_backend FAKE_COMPACT = {
+    "fake-compact", fake_create, fake_destroy, fake_bytes, fc_rows, fc_h, fc_a, fc_b2, fc_c,
+    CUZK_BACKEND_COMPACT};
+
+/* A compact witness proves as its dense form does (same r, s: the same
+ * bytes), on the CPU backend (expanded) and on a compact backend (as it
+ * is); its workspace flag makes the dense buffer at creation; a wrong
+ * count or w[0] != 1 is refused as for a dense witness. */
+static void test_compact(const circuit *c)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_witness_compact wc;
+    CHECK(cuzk_wc_init(&wc, c->n_w) == CUZK_OK);
+    CHECK(cuzk_wc_from_dense(&wc, c->w, c->n_w, THREADS) == CUZK_OK);
+    CHECK(cuzk_backend_register(&FAKE_COMPACT) == CUZK_OK);
+    cuzk_fr r, s;
+    random_fr(&r);
+    random_fr(&s);
+    cuzk_proof want;
+    const char *names[3] = {"cpu", "cpu", "fake-compact"};
+    for (int k = 0; k < 3; k++) {
+        cuzk_config cfg = cpu_config();
+        cfg.backend = names[k];
+        cuzk_workspace *ws = NULL;
+        CHECK(cuzk_workspace_create(&ws, &c->pk, &cfg, err) == CUZK_OK);
+        if (!ws) break;
+        uint64_t b0 = cuzk_workspace_bytes(ws);
+        cuzk_prove_job job = dense_job(c);
+        if (k) {
+            job.witness = CUZK_WITNESS_COMPACT;
+            job.w = NULL;
+            job.wc = &wc;
+        }
+        job.fixed_r = &r;
+        job.fixed_s = &s;
+        cuzk_prove_result res;
+        fc_seen_wc = 0;
+        CHECK_MSG(cuzk_prove(ws, &job, &res, err) == CUZK_OK, "%s: %s", names[k], err);
+        if (k == 0) want = res.proof;
+        else CHECK_MSG(!memcmp(&want, &res.proof, sizeof want), "%s: another proof", names[k]);
+        CHECK(res.n_public == c->pk.n_public &&
+              !memcmp(res.pub, c->w + 1, res.n_public * sizeof *res.pub));
+        CHECK(fc_seen_wc == (k == 2 ? 5 : 0));
+        /* the CPU backend expanded it into a buffer it keeps */
+        if (k == 1) CHECK(cuzk_workspace_bytes(ws) == b0 + (uint64_t)c->pk.n_vars * 32);
+        /* refused as a dense witness would be */
+        cuzk_witness_compact bad;
+        CHECK(cuzk_wc_init(&bad, c->n_w - 1) == CUZK_OK);
+        CHECK(cuzk_wc_from_dense(&bad, c->w, c->n_w - 1, 1) == CUZK_OK);
+        job.witness = CUZK_WITNESS_COMPACT;
+        job.wc = &bad;
+        CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_UNSATISFIED &&
+              res.bad_input == CUZK_INPUT_WITNESS && strstr(err, "values"));
+        cuzk_wc_free(&bad);
+        cuzk_fr keep = c->w[0];
+        c->w[0] = CUZK_FR_ZERO;
+        CHECK(cuzk_wc_init(&bad, c->n_w) == CUZK_OK);
+        CHECK(cuzk_wc_from_dense(&bad, c->w, c->n_w, 1) == CUZK_OK);
+        c->w[0] = keep;
+        CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_UNSATISFIED && strstr(err, "must be 1"));
+        cuzk_wc_free(&bad);
+        job.wc = NULL;
+        CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_INVALID_ARGUMENT &&
+              strstr(err, "without a witness"));
+        cuzk_workspace_destroy(ws);
+    }
+    /* CUZK_WS_COMPACT_WITNESS: the dense buffer is made (and counted) at
+     * creation on a backend that needs it, not on a compact one. */
+    cuzk_config cfg = cpu_config();
+    cuzk_workspace *w1 = NULL, *w2 = NULL, *w3 = NULL;
+    CHECK(cuzk_workspace_create(&w1, &c->pk, &cfg, err) == CUZK_OK);
+    cfg.ws_flags = CUZK_WS_COMPACT_WITNESS;
+    CHECK(cuzk_workspace_create(&w2, &c->pk, &cfg, err) == CUZK_OK);
+    cfg.backend = "fake-compact";
+    CHECK(cuzk_workspace_create(&w3, &c->pk, &cfg, err) == CUZK_OK);
+    if (w1 && w2 && w3) {
+        CHECK(cuzk_workspace_bytes(w2) == cuzk_workspace_bytes(w1) + (uint64_t)c->pk.n_vars * 32);
+        CHECK(cuzk_workspace_bytes(w3) == cuzk_workspace_bytes(w1));
+    }
+    cuzk_workspace_destroy(w1);
+    cuzk_workspace_destroy(w2);
+    cuzk_workspace_destroy(w3);
+    free(fc_w);
+    fc_w = NULL;
+    cuzk_wc_free(&wc);
 }
 
 /* ------------------------------------------------------- job checks -- */
@@ -508,6 +639,7 @@ int main(void)
         test_parallel(&c1, &c2);
         test_cancel(&c2);
         test_backends(&c1);
+        test_compact(&c1);
         test_job_checks(&c1);
         test_key_storage(&c2);
     }

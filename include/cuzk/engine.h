@@ -55,7 +55,10 @@
  * could) instead of running out of memory. A reservation larger than a
  * whole pool fails the job with CUZK_ERR_NO_MEMORY. Workspaces are made
  * once per (circuit, device) and reused; witness buffers are pooled per
- * circuit; nothing big is freed per proof.
+ * circuit; nothing big is freed per proof. Witnesses are compact
+ * (cuzk_witness_compact: bitmaps of the 0s and 1s, the other values): a
+ * fill reserves the dense size (32 bytes a variable) while it runs and
+ * keeps only what it used, so ready partitions hold MBs, not GBs.
  *
  * Key tiers (cuzk_key_tier): RESIDENT (workspaces exist on some device),
  * PINNED (the key in host memory), MAPPED (a .cuzk file mapped), COLD

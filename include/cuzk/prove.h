@@ -68,6 +68,11 @@ typedef struct {
  * the workspace holds no a, b, c (96 bytes per domain point less: 12.9 GB
  * at 2^27). A job with other rows is then CUZK_ERR_INVALID_ARGUMENT. */
 #define CUZK_WS_CALLER_ROWS 1u
+/* ws_flags: jobs give compact witnesses (CUZK_WITNESS_COMPACT): a backend
+ * that proves from a dense witness gets its buffer now (32 bytes a
+ * variable, counted in cuzk_workspace_bytes) rather than at the first such
+ * job. */
+#define CUZK_WS_COMPACT_WITNESS 2u
 
 /* nthreads 0, self_check 1, backend "auto", GPU knobs 0, ws_flags 0. */
 void cuzk_config_default(cuzk_config *cfg);
@@ -108,6 +113,61 @@ typedef struct {
 /* The field of t that times stage (DONE: total_ms). */
 double cuzk_prove_stage_ms(const cuzk_prove_timings *t, cuzk_prove_stage stage);
 
+/* --------------------------------------------------- compact witness -- */
+
+/* A witness of n values (Montgomery form) in compact form. Most values of
+ * a large circuit's witness are 0 or 1 (a PoRep partition: 51% zeros,
+ * 47.5% ones), so instead of 32 bytes a value it keeps, for each word
+ * k < ceil(n / 64) of 64 values: bit i % 64 of is_bit[k] (value i is 0
+ * or 1) and of bit_val[k] (which), off[k] (the count of other values
+ * before word k), and the other values in order in vals. 130 M values: 33
+ * MB of bitmaps, 8 MB of offsets and 32 bytes an other value, instead of
+ * 4.2 GB. Bits at and beyond n are 0 in both bitmaps. This is the form the
+ * GPU backend uploads (src/prove/wcompact.h reads it), so a witness
+ * compacted by a worker thread costs the GPU's host thread nothing, and a
+ * queue of ready witnesses holds MBs, not GBs.
+ *
+ * Owned by whoever called cuzk_wc_init (cuzk_wc_free); vals grows by
+ * realloc when a fill needs more room (a caller whose vals must not move
+ * sets cap_vals >= n). */
+typedef struct {
+    size_t n;         /* values; n < 2^32 */
+    size_t n_other;   /* values neither 0 nor 1: vals[0..n_other) */
+    uint64_t *bits;   /* 2 ceil(n / 64) words: is_bit, then bit_val */
+    uint32_t *off;    /* ceil(n / 64) */
+    cuzk_fr *vals;    /* cap_vals allocated */
+    size_t cap_vals;
+} cuzk_witness_compact;
+
+/* An empty compact witness for n values: bitmaps and offsets allocated,
+ * no values (filled by cuzk_wc_from_dense or cuzk_wc_from_cs).
+ * CUZK_ERR_INVALID_ARGUMENT for n >= 2^32, CUZK_ERR_NO_MEMORY. */
+cuzk_status cuzk_wc_init(cuzk_witness_compact *wc, size_t n);
+void cuzk_wc_free(cuzk_witness_compact *wc); /* NULL and zeroed are fine */
+/* Bytes wc holds (bitmaps, offsets, cap_vals values). */
+uint64_t cuzk_wc_bytes(const cuzk_witness_compact *wc);
+/* Bytes a compact witness of n values with n_other other values holds. */
+uint64_t cuzk_wc_bytes_for(size_t n, size_t n_other);
+
+/* wc (made for n values) := w[0..n), on nthreads threads (0 = every core).
+ * CUZK_ERR_INVALID_ARGUMENT if wc is not for n values, CUZK_ERR_NO_MEMORY
+ * if vals cannot grow (wc then holds no witness: n_other 0 and bitmaps
+ * undefined). */
+cuzk_status cuzk_wc_from_dense(cuzk_witness_compact *wc, const cuzk_fr *w, size_t n,
+                               unsigned nthreads);
+/* wc := the witness of cs (a witness-mode cs after its fill; wire order as
+ * cuzk_cs_witness writes it) without the dense vector: bits come from the
+ * cs's bitmap, and only its field values and inputs are looked at. The
+ * same bytes as cuzk_wc_from_dense of cuzk_cs_witness's vector. Errors as
+ * cuzk_wc_from_dense's (wc must be for n_inputs + n_aux values). */
+cuzk_status cuzk_wc_from_cs(cuzk_witness_compact *wc, const cuzk_cs *cs, unsigned nthreads);
+/* w[0..n_w) := the dense witness (n_w must be wc->n, else
+ * CUZK_ERR_INVALID_ARGUMENT). */
+cuzk_status cuzk_wc_expand(const cuzk_witness_compact *wc, cuzk_fr *w, size_t n_w,
+                           unsigned nthreads);
+/* *out := value i (< wc->n) of a filled wc. */
+void cuzk_wc_value(const cuzk_witness_compact *wc, size_t i, cuzk_fr *out);
+
 /* ----------------------------------------------------------- backends -- */
 
 /* Rows computed by the caller (cuzk_pce_eval from a compiled PCE, or a GPU):
@@ -138,6 +198,10 @@ typedef struct {
     const cuzk_pce *pce;           /* rows from this PCE, or NULL */
     const cuzk_groth16_rows *rows; /* rows from the caller, or NULL */
     cuzk_fr r, s;                  /* the blinding scalars (msm_c uses r) */
+    /* The witness in compact form when the job gave it so, else NULL. A
+     * backend with CUZK_BACKEND_COMPACT reads it and then w is NULL; for
+     * any other, w is its expansion. */
+    const cuzk_witness_compact *wc;
 } cuzk_stage_in;
 
 /* The stages of a proof on one kind of hardware. Each stage runs on the
@@ -170,7 +234,12 @@ typedef struct cuzk_prover_backend {
     cuzk_status (*msm_a)(void *bws, const cuzk_stage_in *in, cuzk_g1_jac *out, char *err);
     cuzk_status (*msm_b2)(void *bws, const cuzk_stage_in *in, cuzk_g2_jac *out, char *err);
     cuzk_status (*msm_c)(void *bws, const cuzk_stage_in *in, cuzk_g1_jac *out, char *err);
+    unsigned flags; /* CUZK_BACKEND_* */
 } cuzk_prover_backend;
+
+/* Backend flag: its stages take a compact witness (cuzk_stage_in.wc) as it
+ * is, so cuzk_prove does not expand one. */
+#define CUZK_BACKEND_COMPACT 1u
 
 #define CUZK_MAX_BACKENDS 8
 
@@ -251,7 +320,8 @@ cuzk_status cuzk_circuit_setup(cuzk_groth16_pk *pk, const char *id, unsigned log
 
 typedef enum {
     CUZK_WITNESS_DENSE = 0,  /* w[0..n_w), Montgomery form, w[0] = 1 */
-    CUZK_WITNESS_CIRCUIT = 1 /* computed from circuit */
+    CUZK_WITNESS_CIRCUIT = 1, /* computed from circuit */
+    CUZK_WITNESS_COMPACT = 2  /* *wc */
 } cuzk_witness_kind;
 
 /* The progress and cancel hook: called on cuzk_prove's thread before each
@@ -267,6 +337,7 @@ typedef struct {
     const cuzk_fr *w; /* DENSE */
     size_t n_w;
     cuzk_circuit_job circuit; /* CIRCUIT */
+    const cuzk_witness_compact *wc; /* COMPACT: n = the key's variables */
     /* Optional: check the witness against this R1CS constraint by
      * constraint before proving (a clearer error than the self-check's). */
     const cuzk_r1cs *r1cs;

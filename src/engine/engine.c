@@ -483,14 +483,19 @@ static void ws_cpu_drop(cuzk_engine *e, ecirc *c)
     c->ws_cpu_bytes = 0;
 }
 
+/* Frees a witness buffer that is charged to the host pool. Under mu. */
+static void wbuf_free(cuzk_engine *e, ecirc *c, cuzk_witness_compact *wc)
+{
+    uint64_t b = cuzk_wc_bytes(wc);
+    e->host_res -= b < e->host_res ? b : e->host_res;
+    cuzk_wc_free(wc);
+    free(wc);
+    c->wbuf_total--;
+}
+
 static void wbuf_free_idle(cuzk_engine *e, ecirc *c)
 {
-    uint64_t one = (uint64_t)c->n_vars * sizeof(cuzk_fr);
-    while (c->n_wbuf) {
-        free(c->wbuf[--c->n_wbuf]);
-        c->wbuf_total--;
-        e->host_res -= one;
-    }
+    while (c->n_wbuf) wbuf_free(e, c, c->wbuf[--c->n_wbuf]);
 }
 
 /* Unloads a file key (to COLD). Needs no workspace and no partition. */
@@ -648,6 +653,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cfg.self_check = 0; /* the finalizer verifies, off the prover's path */
     cfg.backend = e->backend_name;
     cfg.gpu_device = (int)d;
+    cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* the witnesses are compact (p->w) */
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);
     if (s != CUZK_OK) {
@@ -706,6 +712,7 @@ static cuzk_status ws_take_cpu(cuzk_engine *e, ecirc *c, cuzk_workspace **out, a
     cfg.nthreads = e->cfg.prove_threads;
     cfg.self_check = 0; /* the finalizer verifies */
     cfg.backend = "cpu";
+    cfg.ws_flags = CUZK_WS_COMPACT_WITNESS;
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);
     e->host_res -= guess;
@@ -1375,19 +1382,14 @@ static void part_release(cuzk_engine *e, epart *p)
     if (p->w) {
         if (c->n_wbuf == c->cap_wbuf) {
             unsigned cap = c->cap_wbuf ? 2 * c->cap_wbuf : 4;
-            cuzk_fr **nb = realloc(c->wbuf, cap * sizeof *nb);
+            cuzk_witness_compact **nb = realloc(c->wbuf, cap * sizeof *nb);
             if (nb) {
                 c->wbuf = nb;
                 c->cap_wbuf = cap;
             }
         }
-        if (c->n_wbuf < c->cap_wbuf) {
-            c->wbuf[c->n_wbuf++] = p->w;
-        } else {
-            free(p->w);
-            c->wbuf_total--;
-            e->host_res -= (uint64_t)c->n_vars * sizeof(cuzk_fr);
-        }
+        if (c->n_wbuf < c->cap_wbuf) c->wbuf[c->n_wbuf++] = p->w;
+        else wbuf_free(e, c, p->w);
         p->w = NULL;
     }
     c->refcount--;
@@ -1396,7 +1398,33 @@ static void part_release(cuzk_engine *e, epart *p)
     pthread_cond_broadcast(&e->cv_work);
 }
 
-/* Computes p's witness into p->w. No lock held. */
+/* A witness buffer from c's pool, or a new one charged to the host pool.
+ * Under mu; may wait for the budget. */
+static cuzk_status wbuf_take(cuzk_engine *e, ecirc *c, cuzk_witness_compact **out,
+                             atomic_int *cancel, char *err)
+{
+    if (c->n_wbuf) {
+        *out = c->wbuf[--c->n_wbuf];
+        return CUZK_OK;
+    }
+    uint64_t b = cuzk_wc_bytes_for(c->n_vars, 0);
+    cuzk_status s = reserve(e, 0, 0, b, NULL, cancel, err);
+    if (s != CUZK_OK) return s;
+    cuzk_witness_compact *wc = calloc(1, sizeof *wc);
+    if (!wc || cuzk_wc_init(wc, c->n_vars) != CUZK_OK) {
+        free(wc);
+        e->host_res -= b;
+        seterr(err, "out of memory for a witness");
+        return CUZK_ERR_NO_MEMORY;
+    }
+    c->wbuf_total++;
+    *out = wc;
+    return CUZK_OK;
+}
+
+/* Computes p's witness into p->w (compact: a built-in circuit's straight
+ * from its constraint system, a .wtns's from the parsed vector, which
+ * lives only for this call). No lock held. */
 static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigned nthreads,
                                    char *err)
 {
@@ -1406,7 +1434,12 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
         cuzk_wtns w;
         memset(&w, 0, sizeof w);
         cuzk_status s = cuzk_wtns_parse(&w, j->wtns, j->wtns_len, err);
-        if (s == CUZK_OK) memcpy(p->w, w.w, (size_t)c->n_vars * sizeof(cuzk_fr));
+        if (s == CUZK_OK && w.n != c->n_vars) { /* checked at submit; a changed key? */
+            seterr(err, "witness: %u values, the key has %u variables", w.n, c->n_vars);
+            s = CUZK_ERR_INVALID_ARGUMENT;
+        }
+        if (s == CUZK_OK && (s = cuzk_wc_from_dense(p->w, w.w, w.n, nthreads)) != CUZK_OK)
+            seterr(err, "witness: %s", cuzk_strerror(s));
         cuzk_wtns_free(&w);
         return s;
     }
@@ -1449,7 +1482,7 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
                    c->n_vars);
             return CUZK_ERR_INVALID_ARGUMENT;
         }
-        s = cuzk_cs_witness(&wk->cs[ci_idx], p->w, c->n_vars);
+        s = cuzk_wc_from_cs(p->w, &wk->cs[ci_idx], nthreads);
     }
     if (s != CUZK_OK && err && !err[0]) seterr(err, "witness: %s", cuzk_strerror(s));
     return s;
@@ -1528,19 +1561,16 @@ static void *witness_main(void *arg)
         }
         err[0] = 0;
         cuzk_status s = key_acquire(e, c, &j->cancel, err);
-        if (s == CUZK_OK && !p->w) {
-            uint64_t one = (uint64_t)c->n_vars * sizeof(cuzk_fr);
-            if (c->n_wbuf) {
-                p->w = c->wbuf[--c->n_wbuf];
-            } else if ((s = reserve(e, 0, 0, one, NULL, &j->cancel, err)) == CUZK_OK) {
-                if ((p->w = malloc(one))) {
-                    c->wbuf_total++;
-                } else {
-                    e->host_res -= one;
-                    seterr(err, "out of memory for a witness");
-                    s = CUZK_ERR_NO_MEMORY;
-                }
-            }
+        if (s == CUZK_OK && !p->w) s = wbuf_take(e, c, &p->w, &j->cancel, err);
+        /* Room for the values the fill may add, reserved before it runs
+         * for the worst case (every value other: what a dense witness
+         * takes), so the budget holds whatever the witness; settled to
+         * what it added once it ran (a PoRep partition: ~1% of it). */
+        uint64_t before = p->w ? cuzk_wc_bytes(p->w) : 0, grow = 0;
+        if (s == CUZK_OK) {
+            uint64_t need = cuzk_wc_bytes_for(c->n_vars, c->n_vars);
+            grow = need > before ? need - before : 0;
+            if (grow && (s = reserve(e, 0, 0, grow, NULL, &j->cancel, err)) != CUZK_OK) grow = 0;
         }
         if (s == CUZK_OK && atomic_load(&j->cancel)) s = CUZK_ERR_CANCELED;
         if (s == CUZK_OK) {
@@ -1562,6 +1592,10 @@ static void *witness_main(void *arg)
             cuzk__engine_event(e, CUZK_EV_WITNESS_END, j, p->idx, 0, 0, 0, p->witness_ms, 0, s);
             cuzk__engine_mem_event(e, j, p->idx, rss);
             cuzk__engine_hist(e, EH_WITNESS, p->witness_ms);
+        }
+        if (p->w) { /* what the fill added, for what was reserved */
+            e->host_res = e->host_res - grow + (cuzk_wc_bytes(p->w) - before);
+            if (e->host_res > e->host_peak) e->host_peak = e->host_res;
         }
         e->n_witnessing--;
         wk->lane_p = NULL;
@@ -1686,9 +1720,8 @@ static void *prover_main(void *arg)
                 prog_ctx pc = {e, p, wk};
                 cuzk_prove_job pj;
                 memset(&pj, 0, sizeof pj);
-                pj.witness = CUZK_WITNESS_DENSE;
-                pj.w = p->w;
-                pj.n_w = c->n_vars;
+                pj.witness = CUZK_WITNESS_COMPACT;
+                pj.wc = p->w;
                 pj.pce = c->has_pce ? &c->pce : NULL;
                 pj.progress = on_stage;
                 pj.progress_ctx = &pc;

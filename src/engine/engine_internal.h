@@ -68,8 +68,9 @@ typedef struct {
     cuzk_workspace *ws_cpu;
     uint64_t ws_cpu_bytes;
     int ws_cpu_busy;
-    /* Pooled witness buffers (n_vars values each), host-charged. */
-    cuzk_fr **wbuf;
+    /* Pooled compact witnesses (cuzk_witness_compact for n_vars values),
+     * each charged to the host pool at its cuzk_wc_bytes. */
+    cuzk_witness_compact **wbuf;
     unsigned n_wbuf, cap_wbuf, wbuf_total;
 } ecirc;
 
@@ -81,7 +82,7 @@ typedef struct epart {
     unsigned last_device;  /* of the last attempt (avoided by the retry) */
     int on_cpu;            /* the next attempt is the CPU fallback */
     int off_cpu;           /* the last attempt ran on a non-CPU backend */
-    cuzk_fr *w;            /* witness buffer (from the circuit's pool) */
+    cuzk_witness_compact *w; /* its witness (from the circuit's pool) */
     double witness_ms;
     cuzk_status st;        /* of the last stage it went through */
     char err[CUZK_ERRMSG_LEN];

@@ -6,9 +6,10 @@
  * (every MSM sum is a group element, whose affine form is unique; every
  * field value is fully reduced on both sides):
  *
- *   eval_rows  the witness classified on the host into the compact form of
- *              wcompact.h (bitmaps of its 0s and 1s, the other values),
- *              uploaded from pinned memory, expanded on the device into w
+ *   eval_rows  the witness in compact form (cuzk_witness_compact: bitmaps
+ *              of its 0s and 1s, the other values), as the job gave it or
+ *              classified here from a dense one, uploaded, expanded on the
+ *              device into w
  *              (Montgomery, for the SpMV and the input rows) and the MSM
  *              scalars (canonical); a, b, c by the SpMV from the job's PCE
  *              (copied to the device at its first job and kept), or from
@@ -52,7 +53,7 @@ extern "C" {
 #include "gpu/ff.cuh"
 #include "gpu/gpu_internal.cuh"
 #include "gpu/gpu_testing.h"
-#include "gpu/wcompact.h"
+#include "prove/wcompact.h"
 
 /* The plans, in the order msm_a starts them (the largest first). */
 enum { P_H = 0, P_L, P_A, P_B2, P_B1, NPLAN };
@@ -540,25 +541,6 @@ fail:
 
 /* ------------------------------------------------------------- rows -- */
 
-struct classify_job {
-    gpu_ws *gw;
-    const cuzk_fr *w;
-};
-
-static void classify_range(void *ctx, size_t b, size_t e)
-{
-    struct classify_job *j = (struct classify_job *)ctx;
-    gpu_ws *gw = j->gw;
-    wc_classify(j->w, gw->pk->n_vars, b, e, gw->h_bits, gw->h_bits + gw->nwords, gw->h_off);
-}
-
-static void gather_range(void *ctx, size_t b, size_t e)
-{
-    struct classify_job *j = (struct classify_job *)ctx;
-    gpu_ws *gw = j->gw;
-    wc_gather(j->w, gw->pk->n_vars, b, e, gw->h_bits, gw->h_off, gw->h_vals);
-}
-
 /* The device PCE for the job's p: the cached copy when it is the same
  * image, else p copied now (the first job with it). */
 static cuzk_status job_pce(gpu_ws *gw, const cuzk_pce *p, char *err)
@@ -603,18 +585,28 @@ static cuzk_status gpu_eval_rows(void *p, const cuzk_stage_in *in, char *err)
     if (!st) return CUZK_ERR_INVALID_ARGUMENT;
     CUZK_CUDA_TRY(err, cudaSetDevice(gw->ctx->device));
 
-    /* The witness, compact: ~1 ms a thread per 2^16 words' worth. */
-    struct classify_job cj = {gw, in->w};
-    cuzk_parallel_for(gw->nwords, 1024, gw->nthreads, classify_range, &cj);
-    size_t n_other = wc_offsets(gw->h_off, gw->nwords);
+    /* The witness, compact: as the job gave it (a worker thread made it,
+     * ~80 MB at full size, copied from pageable memory), or made here from
+     * the dense one into pinned buffers, whose vals hold the worst case
+     * (so they never grow). */
+    const cuzk_witness_compact *wc = in->wc;
+    cuzk_witness_compact hw = {pk->n_vars, 0, gw->h_bits, gw->h_off, gw->h_vals, pk->n_vars};
+    if (!wc) {
+        if ((s = cuzk_wc_from_dense(&hw, in->w, pk->n_vars, gw->nthreads)) != CUZK_OK) {
+            if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu: the compact witness: %s",
+                              cuzk_strerror(s));
+            return s;
+        }
+        wc = &hw;
+    }
+    size_t n_other = wc->n_other;
     gw->n_other = n_other;
-    cuzk_parallel_for(gw->nwords, 1024, gw->nthreads, gather_range, &cj);
-    CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_bits, gw->h_bits, 2 * gw->nwords * 8,
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_bits, wc->bits, 2 * gw->nwords * 8,
                                        cudaMemcpyHostToDevice, st));
-    CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_off, gw->h_off, gw->nwords * 4,
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_off, wc->off, gw->nwords * 4,
                                        cudaMemcpyHostToDevice, st));
     if (n_other)
-        CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_vals, gw->h_vals, n_other * sizeof(cuzk_fr),
+        CUZK_CUDA_TRY(err, cudaMemcpyAsync(gw->d_vals, wc->vals, n_other * sizeof(cuzk_fr),
                                            cudaMemcpyHostToDevice, st));
     fr_const one;
     memcpy(one.l, gw->one_mont, sizeof one.l);
@@ -812,8 +804,8 @@ extern "C" cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *
 /* ----------------------------------------------------------- registry -- */
 
 static const cuzk_prover_backend GPU_BACKEND = {
-    "gpu",      gpu_ws_create, gpu_ws_destroy, gpu_ws_bytes, gpu_eval_rows,
-    gpu_h_poly, gpu_msm_a,     gpu_msm_b2,     gpu_msm_c};
+    "gpu",      gpu_ws_create, gpu_ws_destroy, gpu_ws_bytes,        gpu_eval_rows,
+    gpu_h_poly, gpu_msm_a,     gpu_msm_b2,     gpu_msm_c, CUZK_BACKEND_COMPACT};
 
 extern "C" const cuzk_prover_backend *cuzk_gpu_backend(void) { return &GPU_BACKEND; }
 

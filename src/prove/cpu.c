@@ -332,6 +332,6 @@ static cuzk_status cpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
 
 static const cuzk_prover_backend CPU_BACKEND = {
     "cpu",       cpu_ws_create, cpu_ws_destroy, cpu_ws_bytes, cpu_eval_rows,
-    cpu_h_poly,  cpu_msm_a,     cpu_msm_b2,     cpu_msm_c};
+    cpu_h_poly,  cpu_msm_a,     cpu_msm_b2,     cpu_msm_c,   0};
 
 const cuzk_prover_backend *cuzk_backend_cpu(void) { return &CPU_BACKEND; }

@@ -114,8 +114,17 @@ struct cuzk_workspace {
     char ci_id[32];
     unsigned ci_size;
     cuzk_cs cs;
-    cuzk_fr *wbuf; /* n_vars: the dense witness */
+    cuzk_fr *wbuf; /* n_vars: the dense witness (or a compact one expanded) */
+    cuzk_witness_compact wc; /* a circuit job's witness on a compact backend */
 };
+
+/* The dense witness buffer, made at its first use. */
+static cuzk_status wbuf_get(cuzk_workspace *ws, char *err)
+{
+    if (ws->wbuf || (ws->wbuf = malloc((size_t)ws->pk->n_vars * sizeof *ws->wbuf))) return CUZK_OK;
+    if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: out of memory for the witness");
+    return CUZK_ERR_NO_MEMORY;
+}
 
 static cuzk_status check_key(const cuzk_groth16_pk *pk, char *err)
 {
@@ -191,6 +200,11 @@ cuzk_status cuzk_workspace_create(cuzk_workspace **out, const cuzk_groth16_pk *p
         return s;
     }
     ws->cfg.backend = ws->be->name;
+    if ((c.ws_flags & CUZK_WS_COMPACT_WITNESS) && !(ws->be->flags & CUZK_BACKEND_COMPACT) &&
+        (s = wbuf_get(ws, err)) != CUZK_OK) {
+        cuzk_workspace_destroy(ws);
+        return s;
+    }
     *out = ws;
     return CUZK_OK;
 }
@@ -202,6 +216,7 @@ void cuzk_workspace_destroy(cuzk_workspace *ws)
     cuzk_cs_free(&ws->cs);
     cuzk_circuit_close(ws->ci);
     free(ws->wbuf);
+    cuzk_wc_free(&ws->wc);
     free(ws->pub);
     free(ws);
 }
@@ -210,6 +225,7 @@ uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws)
 {
     uint64_t b = sizeof *ws + ((uint64_t)ws->pk->n_public + 1) * sizeof(cuzk_fr);
     if (ws->wbuf) b += (uint64_t)ws->pk->n_vars * sizeof(cuzk_fr);
+    b += cuzk_wc_bytes(&ws->wc);
     return b + ws->be->ws_bytes(ws->bws);
 }
 
@@ -299,7 +315,8 @@ cuzk_status cuzk_circuit_job_witness(cuzk_circuit *ci, const cuzk_circuit_job *c
     return s;
 }
 
-/* The witness of a built-in circuit job into ws->wbuf. */
+/* The witness of a built-in circuit job into ws->wc on a compact backend
+ * (no dense vector at all), else into ws->wbuf. */
 static cuzk_status circuit_witness(cuzk_workspace *ws, const cuzk_circuit_job *cj,
                                    cuzk_prove_result *res, char *err)
 {
@@ -337,16 +354,19 @@ static cuzk_status circuit_witness(cuzk_workspace *ws, const cuzk_circuit_job *c
         res->bad_input = CUZK_INPUT_KEY;
         return s;
     }
-    if (!ws->wbuf && !(ws->wbuf = malloc((size_t)pk->n_vars * sizeof *ws->wbuf))) {
-        if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: out of memory for the witness");
-        res->bad_input = CUZK_INPUT_NONE;
-        return CUZK_ERR_NO_MEMORY;
+    res->bad_input = CUZK_INPUT_NONE;
+    if (ws->be->flags & CUZK_BACKEND_COMPACT) {
+        if (!ws->wc.bits && (s = cuzk_wc_init(&ws->wc, pk->n_vars)) != CUZK_OK) return s;
+        s = cuzk_wc_from_cs(&ws->wc, &ws->cs, ws->cfg.nthreads);
+    } else if ((s = wbuf_get(ws, err)) != CUZK_OK) {
+        return s;
+    } else {
+        s = cuzk_cs_witness(&ws->cs, ws->wbuf, pk->n_vars);
     }
-    if ((s = cuzk_cs_witness(&ws->cs, ws->wbuf, pk->n_vars)) != CUZK_OK) {
+    if (s != CUZK_OK) {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: the witness: %s", cuzk_strerror(s));
         return s;
     }
-    res->bad_input = CUZK_INPUT_NONE;
     return CUZK_OK;
 }
 
@@ -355,7 +375,8 @@ static cuzk_status circuit_witness(cuzk_workspace *ws, const cuzk_circuit_job *c
 /* The job against the key, before any stage runs: each failure names its
  * input in res->bad_input. */
 static cuzk_status check_job(const cuzk_groth16_pk *pk, const cuzk_prove_job *job,
-                             const cuzk_fr *w, size_t n_w, cuzk_prove_result *res, char *err)
+                             const cuzk_fr *w, const cuzk_witness_compact *wc, size_t n_w,
+                             cuzk_prove_result *res, char *err)
 {
     size_t n = (size_t)1 << pk->log_domain, n_inputs = (size_t)pk->n_public + 1;
     res->bad_input = CUZK_INPUT_WITNESS;
@@ -366,7 +387,10 @@ static cuzk_status check_job(const cuzk_groth16_pk *pk, const cuzk_prove_job *jo
                      pk->n_vars);
         return CUZK_ERR_UNSATISFIED;
     }
-    if (!cuzk_fr_is_one(&w[0])) {
+    cuzk_fr w0;
+    if (w) w0 = w[0];
+    else cuzk_wc_value(wc, 0, &w0);
+    if (!cuzk_fr_is_one(&w0)) {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: witness value 0 must be 1");
         return CUZK_ERR_UNSATISFIED;
     }
@@ -459,27 +483,45 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
         return s;
     }
 
-    /* The witness. */
+    /* The witness: dense, or compact (expanded for a backend that needs it,
+     * and for the r1cs check). */
     const cuzk_fr *w = NULL;
+    const cuzk_witness_compact *wc = NULL;
     size_t n_w = 0;
     if (job->witness == CUZK_WITNESS_CIRCUIT) {
         if (!enter(job, res, CUZK_STAGE_WITNESS)) goto canceled;
         ts = now_ms();
         if ((s = circuit_witness(ws, &job->circuit, res, err)) != CUZK_OK) goto fail;
         t->witness_ms = now_ms() - ts;
-        w = ws->wbuf;
+        if (be->flags & CUZK_BACKEND_COMPACT) wc = &ws->wc;
+        else w = ws->wbuf;
         n_w = pk->n_vars;
     } else if (job->witness == CUZK_WITNESS_DENSE && job->w) {
         w = job->w;
         n_w = job->n_w;
+    } else if (job->witness == CUZK_WITNESS_COMPACT && job->wc && job->wc->bits) {
+        wc = job->wc;
+        n_w = wc->n;
+        if (n_w == pk->n_vars && (!(be->flags & CUZK_BACKEND_COMPACT) || job->r1cs)) {
+            res->bad_input = CUZK_INPUT_NONE;
+            if ((s = wbuf_get(ws, err)) != CUZK_OK ||
+                (s = cuzk_wc_expand(wc, ws->wbuf, n_w, ws->cfg.nthreads)) != CUZK_OK)
+                goto fail;
+            w = ws->wbuf;
+        }
     } else {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a job without a witness");
         goto fail;
     }
     res->stage = CUZK_STAGE_ROWS;
-    if ((s = check_job(pk, job, w, n_w, res, err)) != CUZK_OK) goto fail;
+    if ((s = check_job(pk, job, w, wc, n_w, res, err)) != CUZK_OK) goto fail;
+    /* The public inputs, for the self-check and the result. */
+    if (w) memcpy(ws->pub, w + 1, pk->n_public * sizeof *ws->pub);
+    else
+        for (uint32_t i = 0; i < pk->n_public; i++) cuzk_wc_value(wc, i + 1, &ws->pub[i]);
 
-    cuzk_stage_in in = {pk, w, job->pce, job->rows, {{0}}, {{0}}};
+    cuzk_stage_in in = {pk, (be->flags & CUZK_BACKEND_COMPACT) && wc ? NULL : w, job->pce,
+                        job->rows, {{0}}, {{0}}, wc};
     if (job->fixed_r) {
         in.r = *job->fixed_r;
         in.s = *job->fixed_s;
@@ -533,7 +575,7 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
     if (ws->cfg.self_check) {
         if (!enter(job, res, CUZK_STAGE_VERIFY)) goto canceled;
         ts = now_ms();
-        s = cuzk_groth16_verify(&pk->vk, &res->proof, w + 1, pk->n_public);
+        s = cuzk_groth16_verify(&pk->vk, &res->proof, ws->pub, pk->n_public);
         t->verify_ms = now_ms() - ts;
         if (s != CUZK_OK && ws->be == cuzk_backend_cpu()) {
             if (err)
@@ -561,7 +603,6 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
         }
     }
     t->total_ms = now_ms() - t0;
-    memcpy(ws->pub, w + 1, pk->n_public * sizeof *ws->pub);
     res->pub = ws->pub;
     res->n_public = pk->n_public;
     res->stage = CUZK_STAGE_DONE;

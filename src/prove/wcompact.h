@@ -1,6 +1,7 @@
 /* cuzk — the witness in compact form, as the GPU prover uploads it
  * (src/gpu/prover.cu): plain C, shared by the host code of the prover, its
- * device kernel (wc_source) and the host test tests/gpu/test_gpu_wcompact.c.
+ * device kernel (wc_source), src/prove/witness.c (cuzk_witness_compact of
+ * prove.h) and the host test tests/test_witness_compact.c.
  *
  * A witness of n values (Montgomery form) is mostly 0 and 1 (a PoRep
  * partition: 51% zeros, 47.5% ones). Compact form:
