@@ -1,7 +1,11 @@
 /* cuzk-bench witness: the built-in circuits (circuits.h). Per circuit and
  * size: record time, PCE bytes/nnz, witness constraints/s on one thread
  * and on all, and the SpMV a, b, c from the compact witness (ns/nnz, GB/s
- * of PCE image read).
+ * of PCE image read). A second table: the witness handed to a prover as
+ * the engine hands it, compact straight from the constraint system
+ * (cuzk_wc_from_cs), against the dense way (cuzk_cs_witness, then the
+ * classify pass a GPU backend makes of a dense witness), with the bytes
+ * each holds.
  *
  *   cuzk-bench witness [--circuit ID|all] [--size N|full]... [--threads T]
  *                      [--runs R] [--no-record]
@@ -15,6 +19,7 @@
 
 #include <cuzk/circuits.h>
 #include <cuzk/pce.h>
+#include <cuzk/prove.h>
 
 #include "bench.h"
 #include "common/parallel.h"
@@ -35,7 +40,57 @@ static double best_witness(cuzk_circuit *c, const char *js, cuzk_cs *cs, unsigne
     return best;
 }
 
-static int run(const char *id, unsigned size, unsigned threads, int runs, int record)
+/* Milliseconds, best of runs: the witness in cs to compact form, straight
+ * (dense 0) or through a dense vector w (dense 1). */
+static double best_compact(const cuzk_cs *cs, cuzk_fr *w, cuzk_witness_compact *wc, int dense,
+                           unsigned t, int runs)
+{
+    double best = 1e300;
+    for (int r = 0; r < runs; r++) {
+        double t0 = bench_now_ns();
+        cuzk_status s = dense ? cuzk_cs_witness(cs, w, wc->n) : CUZK_OK;
+        if (s == CUZK_OK)
+            s = dense ? cuzk_wc_from_dense(wc, w, wc->n, t) : cuzk_wc_from_cs(wc, cs, t);
+        if (s != CUZK_OK) {
+            fprintf(stderr, "compact witness: %s\n", cuzk_strerror(s));
+            return -1;
+        }
+        double dt = (bench_now_ns() - t0) / 1e6;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+/* The second table's row for the witness in cs. */
+static int run_compact(const char *id, const char *sz, const cuzk_cs *cs, unsigned t, int runs)
+{
+    cuzk_cs_shape sh;
+    cuzk_cs_get_shape(cs, &sh);
+    size_t n = (size_t)sh.n_inputs + sh.n_aux;
+    cuzk_fr *w = malloc(n * sizeof *w);
+    cuzk_witness_compact wc;
+    int rc = 1;
+    if (!w || cuzk_wc_init(&wc, n) != CUZK_OK) {
+        fprintf(stderr, "compact witness: out of memory\n");
+        free(w);
+        return 1;
+    }
+    double straight = best_compact(cs, w, &wc, 0, t, runs);
+    double dense = best_compact(cs, w, &wc, 1, t, runs);
+    if (straight >= 0 && dense >= 0) {
+        printf("%-12s %-6s %11zu %8.2f %10.1f %10.1f %11.2f %11.1f\n", id, sz, n,
+               100.0 * (double)wc.n_other / (double)n,
+               (double)cuzk_wc_bytes_for(n, wc.n_other) / 1e6, (double)n * 32 / 1e6, straight,
+               dense);
+        rc = 0;
+    }
+    cuzk_wc_free(&wc);
+    free(w);
+    return rc;
+}
+
+static int run(const char *id, unsigned size, unsigned threads, int runs, int record,
+               cuzk_cs *keep)
 {
     char err[CUZK_ERRMSG_LEN], *js = NULL;
     cuzk_circuit *c = NULL;
@@ -95,6 +150,8 @@ static int run(const char *id, unsigned size, unsigned threads, int runs, int re
     }
     printf("\n");
     rc = 0;
+    *keep = cs; /* for the second table */
+    memset(&cs, 0, sizeof cs);
 out:
     free(abc);
     free(js);
@@ -140,10 +197,40 @@ int bench_witness(int argc, char **argv)
     printf("%-12s %-6s %11s %9s %8s %10s %10s %10s %9s %8s\n", "circuit", "size", "constraints",
            "record ms", "B/nnz", "M/s 1 thr", "M/s all", "witness ms", "SpMV ns/nnz", "GB/s");
     int rc = 0;
-    for (unsigned k = 0; k < cuzk_circuit_count(); k++) {
+    unsigned nc = cuzk_circuit_count(), n_cs = 0;
+    cuzk_cs *css = calloc((size_t)nc * n_sizes, sizeof *css);
+    const char **ids = calloc((size_t)nc * n_sizes, sizeof *ids);
+    unsigned *szs = calloc((size_t)nc * n_sizes, sizeof *szs);
+    if (!css || !ids || !szs) {
+        fprintf(stderr, "cuzk-bench witness: out of memory\n");
+        rc = 1;
+        goto out;
+    }
+    for (unsigned k = 0; k < nc; k++) {
         const char *cid = cuzk_circuit_id(k);
         if (strcmp(id, "all") && strcmp(id, cid)) continue;
-        for (unsigned s = 0; s < n_sizes; s++) rc |= run(cid, sizes[s], threads, runs, record);
+        for (unsigned s = 0; s < n_sizes; s++) {
+            ids[n_cs] = cid;
+            szs[n_cs] = sizes[s];
+            int r = run(cid, sizes[s], threads, runs, record, &css[n_cs]);
+            rc |= r;
+            n_cs += !r;
+        }
     }
+    printf("\nthe witness to compact form (best of %d, %u threads): straight from the cs, "
+           "or dense first (cuzk_cs_witness + the classify pass of a dense witness)\n",
+           runs, threads);
+    printf("%-12s %-6s %11s %8s %10s %10s %11s %11s\n", "circuit", "size", "values",
+           "other %", "compact MB", "dense MB", "straight ms", "dense ms");
+    for (unsigned k = 0; k < n_cs; k++) {
+        char sz[8];
+        snprintf(sz, sizeof sz, szs[k] ? "2^%u" : "full", szs[k]);
+        rc |= run_compact(ids[k], sz, &css[k], threads, runs);
+    }
+out:
+    for (unsigned k = 0; css && k < n_cs; k++) cuzk_cs_free(&css[k]);
+    free(css);
+    free(ids);
+    free(szs);
     return rc ? 1 : 0;
 }
