@@ -226,7 +226,7 @@ static void test_circuit(void)
     char *js = NULL;
     cuzk_cs cs;
     memset(&cs, 0, sizeof cs);
-    CHECK(cuzk_circuit_inputs_json(ci, test_rand64(), 0, &js, err) == CUZK_OK);
+    CHECK(cuzk_circuit_inputs_json(ci, test_rand64() >> 1, 0, &js, err) == CUZK_OK);
     if (js && cuzk_circuit_witness(ci, js, strlen(js), &cs, 2, err) == CUZK_OK)
         check_cs(&cs, "porep-32g at 2^12", 2, NULL);
     else
