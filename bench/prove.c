@@ -583,6 +583,9 @@ int bench_prove(int argc, char **argv)
         else
             printf("floors: no model on the %s backend (--model h200 or a rate gives one)\n",
                    used);
+        if (sh.device)
+            printf("the %s backend starts all five MSMs in MSM A and finishes them in turn: "
+                   "read MSMs (sum) against its floor\n", used);
     }
     rc = 0;
 out:
