@@ -146,9 +146,9 @@ static int calibrate_rate(double *rate, const char **desc)
 }
 #endif
 
-/* Keys of the stages for --json, by cuzk_prove_stage (DONE: the total). */
-static const char *const stage_key[BENCH_STAGES + 1] = {
-    "witness", "abc", "h", "msm_a", "msm_b2", "msm_c", "assemble", "verify", "total"};
+/* Keys of the stages for --json, by cuzk_prove_stage. */
+static const char *const stage_key[BENCH_STAGES] = {
+    "witness", "abc", "h", "msm_a", "msm_b2", "msm_c", "assemble", "verify"};
 
 /* null for a missing value (< 0), else the number. */
 static json_t *jnum(double x) { return x < 0 ? json_null() : json_real(x); }
@@ -443,9 +443,9 @@ int bench_prove(int argc, char **argv)
     bench_work work[BENCH_STAGES];
     bench_floor_work(&sh, work);
 
-    /* "MSM C": L, H and r B1, which the prover runs as one MSM. */
-    /* The stages witness .. self-check, then the total (DONE), then the
-     * three MSM stages' sum (a device backend overlaps them). */
+    /* "MSM C": L, H and r B1, which the prover runs as one MSM. Rows: the
+     * stages witness .. self-check, then the total (DONE), then the three
+     * MSM stages' sum (a device backend overlaps them). */
     enum { FIRST = CUZK_STAGE_WITNESS, STAGES = CUZK_STAGE_DONE - CUZK_STAGE_WITNESS + 1,
            SUM = STAGES, ROWS = STAGES + 1 };
     ms = calloc((size_t)runs * ROWS, sizeof *ms);
@@ -486,7 +486,7 @@ int bench_prove(int argc, char **argv)
         rw->med = x[runs / 2], rw->min = x[0], rw->max = x[runs - 1];
         rw->work = NULL;
         rw->bytes = rw->floor_ms = -1;
-        if (s < STAGES - 1) {
+        if (s < STAGES - 1) { /* a stage; the total and the sum below */
             cuzk_prove_stage st = (cuzk_prove_stage)(FIRST + s);
             rw->name = cuzk_prove_stage_name(st);
             rw->key = stage_key[st];
