@@ -87,7 +87,9 @@ static int circuit_classes(uint8_t *cls, const cuzk_groth16_pk *pk, const char *
     cuzk_cs cs = {0};
     int ok = 0;
     cuzk_circuit_job cj = {id, size, NULL, 0, 1000, 0};
+    /* The key check first: a wrong key fails before the witness work. */
     if (cuzk_circuit_open(&ci, id, size, err) != CUZK_OK ||
+        cuzk_circuit_key_check(pk, ci, err) != CUZK_OK ||
         cuzk_circuit_job_witness(ci, &cj, &cs, threads, err) != CUZK_OK)
         goto out;
     cuzk_witness_view v;
@@ -405,7 +407,7 @@ int bench_prove(int argc, char **argv)
     }
     if (keyfile) {
         if (!circuit_classes(cls, &pk, circuit, size, threads, err)) {
-            fprintf(stderr, "cuzk-bench prove: the witness for the floors: %s\n", err);
+            fprintf(stderr, "cuzk-bench prove: %s\n", err);
             goto out;
         }
         counted = 1;
