@@ -5,7 +5,7 @@
 #   3. porep-32g at size S: compile its PCE, setup without matrices (keys
 #      made on the GPU), `cuzk prove --backend gpu` (per-stage times, the
 #      workspace's key upload in GB/s), export-vk + verify, then
-#      `cuzk-bench prove --backend gpu` (median of RUNS proofs on one
+#      `cuzk-bench prove --backend gpu --calibrate` (median of RUNS proofs on one
 #      workspace, a witness each), optionally the CPU backend too.
 #
 #   bench/gpu_full.sh [S]      S = 20..27 or full (default 24); env:
@@ -98,8 +98,10 @@ else
     say "GPU PROVE FAILED (see $OUT/prove_gpu.log)"
 fi
 if [ "$RUNS" -gt 0 ]; then
+    # --calibrate: the stages' floor ratios at the product rate measured
+    # on this card (docs/bench.md, "Stage floors").
     run bench_gpu "$BENCH" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
-        "${SZ[@]}" --runs "$RUNS"
+        "${SZ[@]}" --runs "$RUNS" --calibrate
 fi
 if [ "${SHARED:-0}" = 1 ] && [ "$RUNS" -gt 0 ]; then
     # The five MSMs on one shared scratch, in turn (what a 2^27 key needs),

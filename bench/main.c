@@ -15,7 +15,7 @@ static const struct {
 #ifndef CUZK_CLIENT_ONLY
     {"micro", bench_micro, "CPU field, curve and pairing operations (ns/op)"},
     {"kernels", bench_kernels, "GPU kernels (median of CUDA-event-timed runs)"},
-    {"prove", bench_prove, "CPU Groth16 prover, per stage (snarkjs .zkey + .wtns)"},
+    {"prove", bench_prove, "Groth16 prover per stage: times, bytes, GB/s, ratio to the floor"},
     {"pce", bench_pce, "PCE on a PoRep-shaped R1CS: bytes/nnz, compile, SpMV ns/nnz, GB/s"},
     {"setup", bench_setup, "Groth16 setup (insecure keys): points/s at 2^10..2^N"},
     {"witness", bench_witness, "built-in circuits: record, witness M constraints/s, PCE SpMV"},
