@@ -71,7 +71,8 @@ typedef struct {
 /* ws_flags: jobs give compact witnesses (CUZK_WITNESS_COMPACT): a backend
  * that proves from a dense witness gets its buffer now (32 bytes a
  * variable, counted in cuzk_workspace_bytes) rather than at the first such
- * job. */
+ * job; a compact backend may leave out what only dense jobs use (the GPU's
+ * pinned staging, 32 bytes a variable), made at the first dense job. */
 #define CUZK_WS_COMPACT_WITNESS 2u
 
 /* nthreads 0, self_check 1, backend "auto", GPU knobs 0, ws_flags 0. */

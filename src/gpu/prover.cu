@@ -404,6 +404,22 @@ static cuzk_status make_plans(gpu_ws *gw, const cuzk_config *cfg, char *err)
     return s;
 }
 
+/* The pinned buffers a dense witness is classified into before its upload
+ * (bitmaps, offsets, and room for every value: vals never grow). */
+static cuzk_status host_staging(gpu_ws *gw, char *err)
+{
+    if (gw->host) return CUZK_OK;
+    size_t hb = 2 * gw->nwords * 8 + gw->nwords * 4, hv = gw->pk->n_vars * sizeof(cuzk_fr);
+    hb = (hb + 255) & ~(size_t)255;
+    cuzk_status s = cuzk_gpu_host_alloc(&gw->host, hb + hv, err);
+    if (s != CUZK_OK) return s;
+    gw->h_bits = (uint64_t *)gw->host;
+    gw->h_off = (uint32_t *)(gw->h_bits + 2 * gw->nwords);
+    gw->h_vals = (cuzk_fr *)((char *)gw->host + hb);
+    gw->bytes += hb + hv;
+    return CUZK_OK;
+}
+
 static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
                                  char *err)
 {
@@ -467,15 +483,10 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         if (s == CUZK_ERR_NO_MEMORY) s = no_fit(gw, "the NTT domain", err);
         goto fail;
     }
-    {
-        size_t hb = 2 * gw->nwords * 8 + gw->nwords * 4, hv = pk->n_vars * sizeof(cuzk_fr);
-        hb = (hb + 255) & ~(size_t)255;
-        if ((s = cuzk_gpu_host_alloc(&gw->host, hb + hv, err)) != CUZK_OK) goto fail;
-        gw->h_bits = (uint64_t *)gw->host;
-        gw->h_off = (uint32_t *)(gw->h_bits + 2 * gw->nwords);
-        gw->h_vals = (cuzk_fr *)((char *)gw->host + hb);
-        gw->bytes += hb + hv;
-    }
+    /* Jobs that give compact witnesses need no staging (a full partition:
+     * 4.2 GB of pinned host memory less); a dense job then makes it. */
+    if (!(cfg->ws_flags & CUZK_WS_COMPACT_WITNESS) && (s = host_staging(gw, err)) != CUZK_OK)
+        goto fail;
     if (pk->h_form == CUZK_H_MONOMIAL) {
         /* Z(g omega^j) = g^n - 1 for every j (cpu.c): the CPU domain's g. */
         cuzk_ntt_domain *cd = NULL;
@@ -541,6 +552,7 @@ fail:
 
 /* ------------------------------------------------------------- rows -- */
 
+
 /* The device PCE for the job's p: the cached copy when it is the same
  * image, else p copied now (the first job with it). */
 static cuzk_status job_pce(gpu_ws *gw, const cuzk_pce *p, char *err)
@@ -587,11 +599,16 @@ static cuzk_status gpu_eval_rows(void *p, const cuzk_stage_in *in, char *err)
 
     /* The witness, compact: as the job gave it (a worker thread made it,
      * ~80 MB at full size, copied from pageable memory), or made here from
-     * the dense one into pinned buffers, whose vals hold the worst case
-     * (so they never grow). */
+     * the dense one into the pinned staging (made at the first dense job
+     * when the workspace was made for compact ones), whose vals hold the
+     * worst case (so they never grow). */
     const cuzk_witness_compact *wc = in->wc;
-    cuzk_witness_compact hw = {pk->n_vars, 0, gw->h_bits, gw->h_off, gw->h_vals, pk->n_vars};
+    cuzk_witness_compact hw = {pk->n_vars, 0, NULL, NULL, NULL, pk->n_vars};
     if (!wc) {
+        if ((s = host_staging(gw, err)) != CUZK_OK) return s;
+        hw.bits = gw->h_bits;
+        hw.off = gw->h_off;
+        hw.vals = gw->h_vals;
         if ((s = cuzk_wc_from_dense(&hw, in->w, pk->n_vars, gw->nthreads)) != CUZK_OK) {
             if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu: the compact witness: %s",
                               cuzk_strerror(s));

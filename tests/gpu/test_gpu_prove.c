@@ -54,6 +54,8 @@ static unsigned msm_flags;
  * scratch shared by the five plans, their MSMs in turn) or 3 (two: H | the
  * sparse MSMs, windows sorted in batches). */
 static unsigned gpu_streams;
+/* ws_flags of the workspaces pair_open makes (CUZK_WS_COMPACT_WITNESS). */
+static unsigned ws_flags;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
@@ -63,6 +65,7 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cfg.nthreads = THREADS;
     cfg.gpu_msm_flags = msm_flags;
     cfg.gpu_streams = gpu_streams;
+    cfg.ws_flags = ws_flags;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -197,6 +200,37 @@ static void circuit_case(const circ_case *t, cuzk_roots roots)
         j.pce = &pce[1];
         snprintf(sub, sizeof sub, "%s, circuit job", what);
         prove_both(&pb, &bare, j, sub);
+    }
+    /* A compact witness made from the cs (as the engine's workers make
+     * it): on these workspaces, and on a pair made for compact witnesses,
+     * whose GPU side has no pinned staging until a dense job needs it. */
+    {
+        cuzk_witness_compact wc;
+        CHECK(cuzk_wc_init(&wc, n_w) == CUZK_OK && cuzk_wc_from_cs(&wc, &cs, THREADS) == CUZK_OK);
+        cuzk_prove_job j;
+        memset(&j, 0, sizeof j);
+        j.witness = CUZK_WITNESS_COMPACT;
+        j.wc = &wc;
+        j.pce = &pce[0];
+        snprintf(sub, sizeof sub, "%s, compact witness", what);
+        prove_both(&pb, &bare, j, sub);
+        pair_t pc = {0};
+        ws_flags = CUZK_WS_COMPACT_WITNESS;
+        if (pair_open(&pc, &bare, what)) {
+            uint64_t b0 = cuzk_workspace_bytes(pc.gpu);
+            snprintf(sub, sizeof sub, "%s, compact witness, compact workspace", what);
+            prove_both(&pc, &bare, j, sub);
+            CHECK(cuzk_workspace_bytes(pc.gpu) == b0);
+            cuzk_prove_job d = dense_job(w, n_w);
+            d.pce = &pce[0];
+            snprintf(sub, sizeof sub, "%s, dense witness, compact workspace", what);
+            prove_both(&pc, &bare, d, sub);
+            CHECK_MSG(cuzk_workspace_bytes(pc.gpu) >= b0 + n_w * sizeof(cuzk_fr),
+                      "%s: no staging made for the dense job", what);
+        }
+        ws_flags = 0;
+        pair_close(&pc);
+        cuzk_wc_free(&wc);
     }
     /* The caller's rows, with and without c. */
     {
