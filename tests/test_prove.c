@@ -467,6 +467,11 @@ static void test_compact(const circuit *c)
         CHECK(fc_seen_wc == (k == 2 ? 5 : 0));
         /* the CPU backend expanded it into a buffer it keeps */
         if (k == 1) CHECK(cuzk_workspace_bytes(ws) == b0 + (uint64_t)c->pk.n_vars * 32);
+        /* the r1cs check reads an expansion, on either kind of backend */
+        job.r1cs = &c->r;
+        CHECK_MSG(cuzk_prove(ws, &job, &res, err) == CUZK_OK, "%s, r1cs: %s", names[k], err);
+        CHECK(!memcmp(&want, &res.proof, sizeof want));
+        job.r1cs = NULL;
         /* refused as a dense witness would be */
         cuzk_witness_compact bad;
         CHECK(cuzk_wc_init(&bad, c->n_w - 1) == CUZK_OK);

@@ -269,6 +269,7 @@ int cmd_prove(int argc, char **argv)
     cuzk_config_default(&cfg);
     cfg.backend = backend;
     cfg.nthreads = threads;
+    if (job.id) cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* a circuit's witness is compact */
     double t_ws = cli_now_ms();
     if ((s = cuzk_workspace_create(&ws, &pk, &cfg, err)) != CUZK_OK) {
         if (s == CUZK_ERR_NO_DEVICE || s == CUZK_ERR_NO_MEMORY)

@@ -502,16 +502,16 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
     } else if (job->witness == CUZK_WITNESS_COMPACT && job->wc && job->wc->bits) {
         wc = job->wc;
         n_w = wc->n;
-        if (n_w == pk->n_vars && (!(be->flags & CUZK_BACKEND_COMPACT) || job->r1cs)) {
-            res->bad_input = CUZK_INPUT_NONE;
-            if ((s = wbuf_get(ws, err)) != CUZK_OK ||
-                (s = cuzk_wc_expand(wc, ws->wbuf, n_w, ws->cfg.nthreads)) != CUZK_OK)
-                goto fail;
-            w = ws->wbuf;
-        }
     } else {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a job without a witness");
         goto fail;
+    }
+    if (!w && n_w == pk->n_vars && (!(be->flags & CUZK_BACKEND_COMPACT) || job->r1cs)) {
+        res->bad_input = CUZK_INPUT_NONE;
+        if ((s = wbuf_get(ws, err)) != CUZK_OK ||
+            (s = cuzk_wc_expand(wc, ws->wbuf, n_w, ws->cfg.nthreads)) != CUZK_OK)
+            goto fail;
+        w = ws->wbuf;
     }
     res->stage = CUZK_STAGE_ROWS;
     if ((s = check_job(pk, job, w, wc, n_w, res, err)) != CUZK_OK) goto fail;
