@@ -35,6 +35,16 @@ const char *cuzk_job_state_name(cuzk_job_state s)
     return (unsigned)s < 5 ? n[s] : "?";
 }
 
+const char *cuzk_circuit_state_name(cuzk_circuit_state s)
+{
+    switch (s) {
+    case CUZK_CIRCUIT_READY: return "ready";
+    case CUZK_CIRCUIT_LOADING: return "loading";
+    case CUZK_CIRCUIT_FAILED: return "failed";
+    }
+    return "?";
+}
+
 const char *cuzk_key_tier_name(cuzk_key_tier t)
 {
     static const char *n[] = {"cold", "mapped", "pinned", "resident"};
