@@ -259,6 +259,11 @@ static cuzk_status key_load_file(const ecirc *c, cuzk_groth16_pk *pk, int *mappe
     if (s == CUZK_OK) s = cuzk_groth16_pk_from_zkey(pk, &z, nthreads, err);
     cuzk_zkey_free(&z);
     cuzk_blob_release(&b);
+    if (s != CUZK_OK && err) { /* name the file: the parser knows only bytes */
+        char m[CUZK_ERRMSG_LEN];
+        copystr(m, sizeof m, err);
+        seterr(err, "%s: %s", c->key_path, m);
+    }
     return s;
 }
 
