@@ -198,9 +198,27 @@ check "after the restart, the job accepted while loading is done" [ "$(field sta
 check "  ... and its proof verifies" verify "$J3" late
 
 # --------------------------------------------------------- SIGTERM --
+# With a load blocked on a pipe nobody writes and a blocking POST waiting
+# for it: the daemon still exits 0 (the stop gives the pipe its end of
+# file), and the client is told why (503).
+mkfifo "$W/stuck.zkey"
+quick POST "/v1/circuits?wait=0" -d "{\"zkey_path\": \"$W/stuck.zkey\", \"name\": \"stuck\"}"
+check "stuck: 202 loading" [ "$CODE:$(field state)" = 202:loading ]
+curl -s -o "$W/join" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" -X POST \
+    -d "{\"zkey_path\": \"$W/stuck.zkey\", \"name\": \"stuck\"}" http://cuzk/v1/circuits >"$W/join.code" &
+JOIN=$!
+for i in $(seq 1 100); do
+    quick GET /v1/status
+    grep -q '"waiters":1' "$W/body" && break
+    sleep 0.1
+done
+check "a blocking POST waits on the stuck load" grep -q '"waiters":1' "$W/body"
 kill -TERM "$PID"
 wait "$PID"
 RC=$?
 PID=
-check "SIGTERM: exit 0" [ "$RC" = 0 ]
+wait "$JOIN"
+check "SIGTERM with a load stuck on a pipe: exit 0" [ "$RC" = 0 ]
+check "  ... the waiting POST got 503" [ "$(cat "$W/join.code")" = 503 ]
+check "  ... saying why" grep -q "shutting down" "$W/join"
 echo "all daemon load tests passed"

@@ -107,8 +107,9 @@ struct cuzk_server {
      * running (n_reg counts both), guarded by mu */
     pthread_cond_t reg_cv;
     char reg_q[REG_QUEUE_MAX][CUZK_ENGINE_ID_LEN];
+    char reg_now[CUZK_ENGINE_ID_LEN]; /* the load running; "" none */
     size_t reg_first, reg_queued, n_reg;
-    int reg_quit, reg_started;
+    int reg_quit, reg_started, reg_exited;
     pthread_t loader;
 };
 
@@ -696,17 +697,20 @@ static void *loader_main(void *arg)
         strcpy(name, s->reg_q[s->reg_first]);
         s->reg_first = (s->reg_first + 1) % REG_QUEUE_MAX;
         s->reg_queued--;
+        strcpy(s->reg_now, name);
         pthread_mutex_unlock(&s->mu);
         int64_t t0 = mono_ms();
         cuzk_status st = cuzk_engine_register_load(s->engine, name, err);
         if (st == CUZK_OK) logf_(s, "registered circuit %s (%lld ms)", name, (long long)(mono_ms() - t0));
         else logf_(s, "circuit %s failed to load: %s", name, err);
         pthread_mutex_lock(&s->mu);
+        s->reg_now[0] = 0;
         s->n_reg--;
         resume_circuit(s, name);
     }
     s->n_reg -= s->reg_queued;
     s->reg_queued = 0;
+    s->reg_exited = 1;
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
@@ -1507,7 +1511,30 @@ void cuzk_server_stop(cuzk_server *s)
     pthread_cond_signal(&s->reg_cv);
     pthread_mutex_unlock(&s->mu);
     if (s->waker_started) pthread_join(s->waker, NULL);
-    if (s->reg_started) pthread_join(s->loader, NULL);
+    if (s->reg_started) {
+        /* A load reading a pipe nobody writes would hold the stop
+         * forever: opening it for writing and closing it gives the load
+         * its end of file (it fails). Again every 50 ms until the loader
+         * is out, as the load may reach its open() after our poke. */
+        for (;;) {
+            char name[CUZK_ENGINE_ID_LEN];
+            pthread_mutex_lock(&s->mu);
+            int out = s->reg_exited;
+            strcpy(name, s->reg_now);
+            pthread_mutex_unlock(&s->mu);
+            if (out) break;
+            cuzk_circuit_desc d;
+            struct stat st;
+            if (name[0] && cuzk_engine_circuit(s->engine, name, &d, NULL) == CUZK_OK &&
+                d.key_path[0] && stat(d.key_path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+                int fd = open(d.key_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+                if (fd >= 0) close(fd);
+            }
+            struct timespec ts = {0, 50 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+        pthread_join(s->loader, NULL);
+    }
     /* 4. Stop accepting, give the answers in flight a moment to leave
      *    (bounded: a stuck client cannot hold the exit), then close. */
     if (s->unix_d) {
