@@ -596,8 +596,9 @@ static enum MHD_Result circ_answer_or_wait(req *r)
  * is answered 400 at once; the circuit is then listed as loading and its
  * key is loaded on the loader thread. Without ?wait the connection is
  * suspended until the load ends (201, or 400 with the load's error: the
- * blocking form); ?wait=0 answers 202 {"id", "state": "loading"} at once;
- * ?wait=S waits at most S seconds. The same key posted again under the
+ * blocking form); ?wait=0 answers 202 {"id", "state": "loading"} at once
+ * (always, for a new registration); ?wait=S waits at most S seconds, then
+ * answers as circ_answer_or_wait does. The same key posted again under the
  * same name while it loads (or once it is ready, asynchronously) is the
  * same circuit: no second load, "existing": true. */
 static enum MHD_Result post_circuit(req *r)
@@ -639,12 +640,17 @@ static enum MHD_Result post_circuit(req *r)
         return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
     }
     int existing = 0;
+    cuzk_circuit_desc snap; /* as listed, before the loader can take it */
+    snap.state = CUZK_CIRCUIT_READY;
     cuzk_status st = cuzk_engine_register_begin(s->engine, &sp, r->circ, &existing, err);
     cuzk_api_circuit_free(&c);
     if (st == CUZK_OK && !existing) {
+        if (cuzk_engine_circuit(s->engine, r->circ, &snap, NULL) != CUZK_OK)
+            snap.state = CUZK_CIRCUIT_READY; /* cannot be: listed under our mu */
         strcpy(s->reg_q[(s->reg_first + s->reg_queued) % REG_QUEUE_MAX], r->circ);
         s->reg_queued++;
         s->n_reg++;
+        logf_(s, "circuit %s: loading", r->circ);
         pthread_cond_signal(&s->reg_cv);
     }
     pthread_mutex_unlock(&s->mu);
@@ -667,7 +673,13 @@ static enum MHD_Result post_circuit(req *r)
             return reply_err(r, MHD_HTTP_BAD_REQUEST, "circuit \"%s\" already registered",
                              r->circ);
     }
-    if (!existing) logf_(s, "circuit %s: loading", r->circ);
+    if (!existing && !r->has_deadline && snap.state == CUZK_CIRCUIT_LOADING) {
+        /* ?wait=0: 202 as it was listed, even if a quick load has ended
+         * since (a GET tells how it went) */
+        json_t *j = circuit_json(s, &snap, 0);
+        json_object_set_new(j, "existing", json_false());
+        return reply_json(r, MHD_HTTP_ACCEPTED, j);
+    }
     return circ_answer_or_wait(r);
 }
 
