@@ -580,10 +580,13 @@ static enum MHD_Result circ_answer_or_wait(req *r)
         pthread_mutex_unlock(&s->mu);
     }
     if (!r->circ_post) return reply_json(r, MHD_HTTP_OK, circuit_json(s, &d, 1));
+    /* The blocking form, stopped before the key was ready (the stop may
+     * have cut a load from a pipe short: its error would mislead). */
+    if (d.state != CUZK_CIRCUIT_READY && atomic_load(&s->stopping) &&
+        r->deadline_ms == INT64_MAX)
+        return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down: %s not loaded", d.name);
     if (d.state == CUZK_CIRCUIT_FAILED) /* a bad key is the client's: 400 */
         return reply_err(r, MHD_HTTP_BAD_REQUEST, "%s", d.error);
-    if (loading && atomic_load(&s->stopping) && r->deadline_ms == INT64_MAX)
-        return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down: %s not loaded", d.name);
     json_t *j = circuit_json(s, &d, !loading);
     json_object_set_new(j, "existing", json_boolean(r->circ_existing));
     return reply_json(r, loading ? MHD_HTTP_ACCEPTED
@@ -646,7 +649,7 @@ static enum MHD_Result post_circuit(req *r)
     cuzk_api_circuit_free(&c);
     if (st == CUZK_OK && !existing) {
         if (cuzk_engine_circuit(s->engine, r->circ, &snap, NULL) != CUZK_OK)
-            snap.state = CUZK_CIRCUIT_READY; /* cannot be: listed under our mu */
+            snap.state = CUZK_CIRCUIT_READY; /* cannot be: none is ever removed */
         strcpy(s->reg_q[(s->reg_first + s->reg_queued) % REG_QUEUE_MAX], r->circ);
         s->reg_queued++;
         s->n_reg++;
@@ -713,8 +716,13 @@ static void *loader_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         int64_t t0 = mono_ms();
         cuzk_status st = cuzk_engine_register_load(s->engine, name, err);
-        if (st == CUZK_OK) logf_(s, "registered circuit %s (%lld ms)", name, (long long)(mono_ms() - t0));
-        else logf_(s, "circuit %s failed to load: %s", name, err);
+        pthread_mutex_lock(&s->mu);
+        int quit = s->reg_quit;
+        pthread_mutex_unlock(&s->mu);
+        if (st == CUZK_OK)
+            logf_(s, "registered circuit %s (%lld ms)", name, (long long)(mono_ms() - t0));
+        else
+            logf_(s, "circuit %s failed to load%s: %s", name, quit ? " (stopping)" : "", err);
         pthread_mutex_lock(&s->mu);
         s->reg_now[0] = 0;
         s->n_reg--;
