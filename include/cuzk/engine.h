@@ -10,7 +10,8 @@
  *   circuit   a proving key the engine proves with, registered once under a
  *             name: a built-in circuit (circuits.h) at a size, with a key
  *             made by an insecure setup or loaded from a .cuzk file (and an
- *             optional PCE), or a user's snarkjs .zkey / .cuzk key
+ *             optional PCE), or a user's snarkjs .zkey / .cuzk key;
+ *             LOADING while its key loads, then READY (or FAILED)
  *   job       one proof request: a circuit, a priority, a witness source;
  *             split into the circuit's partitions (built-ins: circuits.h's
  *             partition count; user keys: 1), the unit of work
@@ -326,7 +327,8 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
  * makes the circuit READY, or FAILED with the error it returns (kept in
  * the circuit's desc); then the spec's preload. One load per circuit: a
  * second call while it runs, or on a circuit not LOADING, is
- * CUZK_ERR_INVALID_ARGUMENT. */
+ * CUZK_ERR_INVALID_ARGUMENT. The engine must outlive a load in progress
+ * (the caller joins its loading thread before cuzk_engine_destroy). */
 cuzk_status cuzk_engine_register_begin(cuzk_engine *e, const cuzk_circuit_spec *spec,
                                        char *name_out, int *existing, char *err);
 cuzk_status cuzk_engine_register_load(cuzk_engine *e, const char *name, char *err);
@@ -378,10 +380,11 @@ typedef struct {
     const char *wtns_path;
 } cuzk_job_request;
 
-/* Accepts a job: checks it (unknown circuit, a wrong witness source, bad
- * JSON, a .wtns that is not the key's length: CUZK_ERR_INVALID_ARGUMENT
- * and friends, nothing accepted), commits it to the store when there is
- * one, and queues it. *id = the job's id (from 1). When request_id names
+/* Accepts a job: checks it (unknown circuit, a FAILED one, a wrong
+ * witness source, bad JSON, a .wtns that is not the key's length:
+ * CUZK_ERR_INVALID_ARGUMENT and friends, nothing accepted), commits it to
+ * the store when there is one, and queues it (for a LOADING circuit: it
+ * waits for the key; the .wtns length is checked at its witness then). *id = the job's id (from 1). When request_id names
  * a job already accepted, nothing is queued: *id is that job and
  * *existing (may be NULL) = 1. After stop: CUZK_ERR_CANCELED. */
 cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint64_t *id,
