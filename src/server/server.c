@@ -716,14 +716,16 @@ static void *loader_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         int64_t t0 = mono_ms();
         cuzk_status st = cuzk_engine_register_load(s->engine, name, err);
+        cuzk_circuit_desc d; /* READY with an error: the key is in, its preload failed */
+        int ready = cuzk_engine_circuit(s->engine, name, &d, NULL) == CUZK_OK &&
+                    d.state == CUZK_CIRCUIT_READY;
         pthread_mutex_lock(&s->mu);
-        int quit = s->reg_quit;
-        pthread_mutex_unlock(&s->mu);
-        if (st == CUZK_OK)
-            logf_(s, "registered circuit %s (%lld ms)", name, (long long)(mono_ms() - t0));
+        if (ready)
+            logf_(s, "registered circuit %s (%lld ms)%s%s", name, (long long)(mono_ms() - t0),
+                  st == CUZK_OK ? "" : "; preload: ", st == CUZK_OK ? "" : err);
         else
-            logf_(s, "circuit %s failed to load%s: %s", name, quit ? " (stopping)" : "", err);
-        pthread_mutex_lock(&s->mu);
+            logf_(s, "circuit %s failed to load%s: %s", name,
+                  s->reg_quit ? " (stopping)" : "", err);
         s->reg_now[0] = 0;
         s->n_reg--;
         resume_circuit(s, name);
