@@ -20,6 +20,7 @@ int bench_single(int argc, char **argv);  /* one job and its timings */
 int bench_batch(int argc, char **argv);   /* COUNT jobs, CONCURRENCY in flight */
 int bench_stress(int argc, char **argv);  /* mixed load for a duration */
 int bench_status(int argc, char **argv);  /* GET /v1/status */
+int bench_register(int argc, char **argv); /* POST /v1/circuits[?wait=0] */
 int bench_preload(int argc, char **argv); /* POST /v1/circuits/NAME/preload */
 int bench_evict(int argc, char **argv);   /* POST /v1/circuits/NAME/evict */
 int bench_metrics(int argc, char **argv); /* GET /metrics */

@@ -1580,7 +1580,10 @@ static void print_status(json_t *j)
     json_array_foreach(json_object_get(j, "circuits"), i, v) {
         const char *b = jstr(v, "builtin");
         printf("  %-16s %-14s %4lld %5lld %-9s ", jstr(v, "name"), b[0] ? b : "(key)",
-               (long long)jint(v, "log_size"), (long long)jint(v, "partitions"), jstr(v, "tier"));
+               (long long)jint(v, "log_size"), (long long)jint(v, "partitions"),
+               strcmp(jstr(v, "state"), "ready") && json_is_string(json_object_get(v, "state"))
+                   ? jstr(v, "state") /* loading, failed: no key yet */
+                   : jstr(v, "tier"));
         char kb[32];
         FILE *m = fmemopen(kb, sizeof kb, "w");
         if (m) {
@@ -1684,3 +1687,143 @@ int bench_status(int argc, char **argv) { return admin(argc, argv, "status"); }
 int bench_preload(int argc, char **argv) { return admin(argc, argv, "preload"); }
 int bench_evict(int argc, char **argv) { return admin(argc, argv, "evict"); }
 int bench_metrics(int argc, char **argv) { return admin(argc, argv, "metrics"); }
+
+/* ------------------------------------------------------------ register -- */
+
+static void register_usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk-bench register KEY [--name NAME] [--async] [options]\n"
+               "  Registers a circuit from KEY, a snarkjs .zkey or a .cuzk key as the daemon\n"
+               "  sees the path (POST /v1/circuits {\"key_path\": KEY}), and prints its state\n"
+               "  and how long the load took. Exit 0 once it is ready, 1 when the load failed\n"
+               "  (the daemon's message) or a request did.\n"
+               "  --name NAME    the circuit's name (default: the file name without extension)\n"
+               "  --async        the asynchronous form: POST ?wait=0 (202 at once), then\n"
+               "                 GET /v1/circuits/NAME?wait=1, printing the state each second\n"
+               "                 while the key loads\n"
+               "  --timeout D    give up after D (default 1h; 90, 90s, 2m, 1h)\n"
+               "  --json         the daemon's last answer as is\n" BENCH_CONN_HELP);
+}
+
+/* The last answer's circuit: prints it (or the daemon's JSON) and returns
+ * the exit status. */
+static int register_done(const common_opts *o, const char *prog, const bench_resp *r, double t0)
+{
+    json_t *j = json_loadb(r->body, r->len, 0, NULL);
+    const char *st = json_string_value(json_object_get(j, "state"));
+    int rc = st && !strcmp(st, "ready") ? 0 : 1;
+    if (o->json) {
+        fwrite(r->body, 1, r->len, stdout);
+        fputc('\n', stdout);
+    } else if (!st) {
+        char msg[CUZK_ERRMSG_LEN + 64];
+        reply_error(r, msg, sizeof msg);
+        fprintf(stderr, "%s: the daemon answered %ld: %s\n", prog, r->status, msg);
+    } else if (rc) {
+        fprintf(stderr, "%s: %s: %s: %s\n", prog, jstr(j, "name"), st, jstr(j, "error"));
+    } else {
+        printf("%s: ready after %.2f s, %lld partition(s), %lld variables, key ", jstr(j, "name"),
+               now_s() - t0, (long long)jint(j, "partitions"), (long long)jint(j, "n_vars"));
+        print_bytes(stdout, (double)jint(j, "key_bytes"));
+        printf(" (%s)%s\n", jstr(j, "tier"), json_is_true(json_object_get(j, "existing"))
+                                                 ? ", registered before"
+                                                 : "");
+    }
+    json_decref(j);
+    return rc;
+}
+
+int bench_register(int argc, char **argv)
+{
+    const char *prog = "cuzk-bench register", *key = NULL, *name = NULL;
+    common_opts o;
+    common_init(&o);
+    int async = 0;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            register_usage(stdout);
+            return 0;
+        }
+        if ((r = bench_conn_arg(&o.conn, prog, argc, argv, &i))) {
+            if (r < 0) return 2;
+        } else if (!strcmp(argv[i], "--json")) {
+            o.json = 1;
+        } else if (!strcmp(argv[i], "--async")) {
+            async = 1;
+        } else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+            name = argv[++i];
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            double d;
+            if (!parse_duration(argv[++i], &d)) {
+                fprintf(stderr, "%s: --timeout: expected a duration (90, 90s, 2m, 1h), got '%s'\n",
+                        prog, argv[i]);
+                return 2;
+            }
+            o.timeout_s = (long)(d + 0.999);
+        } else if (argv[i][0] != '-' && !key) {
+            key = argv[i];
+        } else {
+            fprintf(stderr, "%s: unexpected argument '%s' (--help lists the options)\n", prog,
+                    argv[i]);
+            return 2;
+        }
+    }
+    if (!key) {
+        fprintf(stderr, "%s: which key file?\n", prog);
+        register_usage(stderr);
+        return 2;
+    }
+    json_t *req = json_pack("{s:s}", "key_path", key);
+    if (name) json_object_set_new(req, "name", json_string(name));
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    bench_client *c;
+    int rc;
+    if (!body) return 1;
+    if ((rc = open_client(&o, prog, &c))) {
+        free(body);
+        return rc;
+    }
+    char err[CUZK_ERRMSG_LEN], path[256];
+    double t0 = now_s();
+    bench_resp r;
+    cuzk_status s = bench_request(c, "POST", async ? "/v1/circuits?wait=0" : "/v1/circuits",
+                                  "application/json", body, strlen(body), o.timeout_s, &r, err);
+    free(body);
+    if (s != CUZK_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        bench_client_close(c);
+        return 1;
+    }
+    /* 202: loading. Poll it once a second, saying so, until it is not. */
+    while (r.status == 202) {
+        json_t *j = json_loadb(r.body, r.len, 0, NULL);
+        char id[128], esc[200];
+        snprintf(id, sizeof id, "%s", jstr(j, "id"));
+        query_escape(esc, sizeof esc, id);
+        json_decref(j);
+        if (now_s() - t0 > (double)o.timeout_s) {
+            fprintf(stderr, "%s: still loading after %ld s: giving up (it goes on loading)\n",
+                    prog, o.timeout_s);
+            bench_resp_free(&r);
+            bench_client_close(c);
+            return 1;
+        }
+        if (!o.json) fprintf(stderr, "%s: loading, %.0f s\n", id, now_s() - t0);
+        snprintf(path, sizeof path, "/v1/circuits/%s?wait=1", esc);
+        bench_resp_free(&r);
+        if (!request_ok(c, prog, "GET", path, &r)) {
+            bench_client_close(c);
+            return 1;
+        }
+        json_t *g = json_loadb(r.body, r.len, 0, NULL);
+        const char *st = json_string_value(json_object_get(g, "state"));
+        if (st && !strcmp(st, "loading")) r.status = 202; /* go on */
+        json_decref(g);
+    }
+    bench_client_close(c);
+    rc = register_done(&o, prog, &r, t0);
+    bench_resp_free(&r);
+    return rc;
+}

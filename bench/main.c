@@ -27,6 +27,7 @@ static const struct {
     {"batch", bench_batch, "daemon: COUNT jobs, CONCURRENCY in flight; throughput and latency"},
     {"stress", bench_stress, "daemon: mixed load for a duration; CRITICAL latency under load"},
     {"status", bench_status, "daemon: devices, circuits and key tiers, queues, memory"},
+    {"register", bench_register, "daemon: register a circuit's key (--async: 202, then its progress)"},
     {"preload", bench_preload, "daemon: make a circuit's key resident"},
     {"evict", bench_evict, "daemon: drop a circuit's key from residency"},
     {"metrics", bench_metrics, "daemon: its Prometheus metrics"},

@@ -4,7 +4,8 @@
 #   bash tests/test_bench_client.sh CUZK CUZK_BENCH WORK_DIR
 # single (seeded built-in and an uploaded .wtns), batch -c 6 -j 3 (every job
 # done, verified by the daemon and again here with `cuzk verify`), a short
-# stress run with CRITICAL jobs, status/preload/evict/metrics, --json parsed
+# stress run with CRITICAL jobs, status/register/preload/evict/metrics
+# (register --async's progress while a named-pipe key holds the load), --json parsed
 # by python3, --csv parsed (header + rows), the progress bar on a pseudo
 # terminal, and clear non-zero exits for bad addresses, a missing or dead
 # socket, a missing token and 4xx answers. Every wait on the daemon has a
@@ -32,7 +33,7 @@ run() { "$B" "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 py() { python3 -c "import json,sys; j=json.load(open('$W/out')); sys.exit(0 if ($1) else 1)"; }
 
 # -------------------------------------------------- before any daemon --
-for c in single batch stress status preload evict metrics; do
+for c in single batch stress status register preload evict metrics; do
     run "$c" --help
     check "$c --help exits 0 with a usage" grep -q "^usage: cuzk-bench $c" "$W/out"
 done
@@ -237,6 +238,35 @@ check "metrics: the Prometheus text" grep -q '^cuzk_jobs_done_total ' "$W/out"
 run metrics --json
 check "metrics --json: the samples as numbers" \
     py "j['metrics']['cuzk_jobs_done_total']>=20 and 'cuzk_http_requests_total{class=\"all\"}' in j['metrics']"
+
+# ------------------------------------------------------------ register --
+run register "$DATA/mul.zkey" --name mul3
+check "register (blocking): exit 0, ready" sh -c "[ $RC = 0 ] && grep -q '^mul3: ready after' '$W/out'"
+# --async: the key is a named pipe, so the load waits for the test to
+# write it: the progress lines and the status are seen without a race.
+mkfifo "$W/gate.zkey"
+"$B" register "$W/gate.zkey" --name gated --async >"$W/reg.out" 2>"$W/reg.err" &
+RP=$!
+for i in $(seq 1 100); do
+    grep -q '^gated: loading' "$W/reg.err" && break
+    sleep 0.1
+done
+check "register --async: 202, then the state while the key loads" \
+    grep -q '^gated: loading, [0-9]* s$' "$W/reg.err"
+run status
+check "  ... status shows it loading" grep -q '^  gated .* loading ' "$W/out"
+cat "$DATA/mul.zkey" >"$W/gate.zkey"
+wait "$RP"
+check "  ... exit 0 once it is ready" sh -c "[ $? = 0 ] && grep -q '^gated: ready after' '$W/reg.out'"
+head -c 2000 "$DATA/mul.zkey" >"$W/trunc.zkey"
+run register "$W/trunc.zkey" --async
+check "register --async of a truncated key: exit 1, the load's message" \
+    sh -c "[ $RC = 1 ] && grep -q 'trunc: failed: .*trunc.zkey' '$W/err'"
+run register /nonexistent/k.zkey --async
+check "register of a missing file: exit 1, the 400" \
+    sh -c "[ $RC = 1 ] && grep -q 'answered 400: .*/nonexistent/k.zkey' '$W/err'"
+run register
+check "register without a key: exit 2" [ "$RC" = 2 ]
 
 # ------------------------------------------------------ a dead daemon --
 { kill -9 "$PID" && wait "$PID"; } 2>/dev/null

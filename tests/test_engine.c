@@ -311,6 +311,107 @@ static void test_key_check(void)
     rmdir(dir);
 }
 
+/* The asynchronous registration: begin lists the circuit LOADING at once
+ * and jobs for it are accepted and wait; the load (run here, on the
+ * test's thread, so every state is seen without a race) makes it READY
+ * and the job proves, or FAILED and the waiting job fails with the load's
+ * reason; a FAILED name is registered again. */
+static void test_async_register(void)
+{
+    char err[CUZK_ERRMSG_LEN], name[CUZK_ENGINE_ID_LEN], dir[] = "/tmp/cuzk-engine-XXXXXX",
+                                                        k[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(k, sizeof k, "%s/cut.cuzk", dir);
+    write_key(k, LOG);
+    CHECK(truncate(k, 4096) == 0); /* the magic is there: the load finds the cut */
+
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.max_batch_size = 1;
+    cuzk_engine *e = mk(&cfg, 0);
+    start(e);
+    cuzk_circuit_spec sp = {0};
+    sp.builtin = WIN;
+    sp.log_size = LOG;
+    sp.setup_seed = &seed2;
+    sp.name = "late";
+    int ex = -1;
+    CHECK_MSG(cuzk_engine_register_begin(e, &sp, name, &ex, err) == CUZK_OK, "%s", err);
+    CHECK(ex == 0 && !strcmp(name, "late"));
+    cuzk_circuit_desc d;
+    CHECK(cuzk_engine_circuit(e, "late", &d, err) == CUZK_OK);
+    CHECK(d.state == CUZK_CIRCUIT_LOADING && d.partitions == 1 && d.n_vars == 0);
+    CHECK(!strcmp(cuzk_circuit_state_name(d.state), "loading"));
+    CHECK(cuzk_engine_circuit_wait(e, "late", 1, &d, err) == CUZK_OK &&
+          d.state == CUZK_CIRCUIT_LOADING); /* the wait times out */
+    uint64_t j1 = submit(e, "late", CUZK_PRIO_NORMAL, 5, NULL);
+    cuzk_job_info info;
+    CHECK(cuzk_engine_job(e, j1, &info, err) == CUZK_OK && info.state == CUZK_JOB_QUEUED);
+    cuzk_job_info_free(&info);
+    char *vk = NULL;
+    CHECK(cuzk_engine_circuit_vk_json(e, "late", &vk, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_engine_preload(e, "late", err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_engine_evict(e, "late", err) == CUZK_ERR_INVALID_ARGUMENT);
+    /* The same spec again: the same circuit, no second load; another key
+     * under the name, or the blocking form: refused. */
+    CHECK(cuzk_engine_register_begin(e, &sp, name, &ex, err) == CUZK_OK && ex == 1);
+    sp.log_size = LOG + 1;
+    CHECK(cuzk_engine_register_begin(e, &sp, NULL, &ex, err) == CUZK_ERR_INVALID_ARGUMENT);
+    sp.log_size = LOG;
+    CHECK(cuzk_engine_register(e, &sp, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(cuzk_engine_register_load(e, "late", err) == CUZK_OK, "%s", err);
+    CHECK(cuzk_engine_register_load(e, "late", err) == CUZK_ERR_INVALID_ARGUMENT); /* ready */
+    CHECK(cuzk_engine_circuit_wait(e, "late", WAIT_MS, &d, err) == CUZK_OK &&
+          d.state == CUZK_CIRCUIT_READY && d.n_vars > 0);
+    expect(e, j1, CUZK_JOB_DONE);
+
+    /* A key whose load fails: the waiting jobs fail with its reason. */
+    cuzk_circuit_spec bad = {0};
+    bad.builtin = WIN;
+    bad.log_size = LOG;
+    bad.key_path = k;
+    bad.name = "cut";
+    CHECK_MSG(cuzk_engine_register_begin(e, &bad, NULL, &ex, err) == CUZK_OK, "%s", err);
+    uint64_t j2 = submit(e, "cut", CUZK_PRIO_HIGH, 6, NULL);
+    uint64_t j3 = submit(e, "cut", CUZK_PRIO_LOW, 7, NULL);
+    CHECK(cuzk_engine_cancel(e, j3, err) == CUZK_OK); /* a waiting job cancels */
+    expect(e, j3, CUZK_JOB_CANCELED);
+    CHECK(cuzk_engine_register_load(e, "cut", err) != CUZK_OK);
+    CHECK_MSG(strstr(err, "cut.cuzk"), "%s", err);
+    CHECK(cuzk_engine_circuit(e, "cut", &d, err) == CUZK_OK);
+    CHECK_MSG(d.state == CUZK_CIRCUIT_FAILED && strstr(d.error, "cut.cuzk"), "%s", d.error);
+    expect(e, j2, CUZK_JOB_FAILED);
+    CHECK(cuzk_engine_job(e, j2, &info, err) == CUZK_OK);
+    CHECK_MSG(strstr(info.error, "circuit cut failed to load") && strstr(info.error, d.error),
+              "%s", info.error);
+    cuzk_job_info_free(&info);
+    char in[] = "{\"seed\": 8}";
+    cuzk_job_request rq = {0};
+    rq.circuit = "cut";
+    rq.inputs = in;
+    uint64_t id = 0;
+    CHECK(cuzk_engine_submit(e, &rq, &id, NULL, err) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err, "failed to load"), "%s", err);
+    /* A bad request is refused by begin, at once: nothing is listed. */
+    bad.name = "nofile";
+    bad.key_path = "/nonexistent/k.cuzk";
+    CHECK(cuzk_engine_register_begin(e, &bad, NULL, &ex, err) == CUZK_ERR_IO);
+    CHECK(cuzk_engine_circuit(e, "nofile", &d, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+    bad.key_path = dir; /* a directory */
+    CHECK(cuzk_engine_register_begin(e, &bad, NULL, &ex, err) == CUZK_ERR_INVALID_ARGUMENT);
+    bad.key_path = NULL;
+    bad.builtin = "no-such-circuit";
+    CHECK(cuzk_engine_register_begin(e, &bad, NULL, &ex, err) != CUZK_OK);
+    /* The failed name, registered again with a setup: retried, READY. */
+    sp.name = "cut";
+    CHECK(cuzk_engine_register_begin(e, &sp, NULL, &ex, err) == CUZK_OK && ex == 0);
+    CHECK_MSG(cuzk_engine_register_load(e, "cut", err) == CUZK_OK, "%s", err);
+    expect(e, submit(e, "cut", CUZK_PRIO_NORMAL, 9, NULL), CUZK_JOB_DONE);
+    cuzk_engine_destroy(e);
+    unlink(k);
+    rmdir(dir);
+}
+
 /* ---------------------------------------------------------- priority -- */
 
 static void test_priority(void)
@@ -1204,6 +1305,7 @@ int main(void)
     test_wire_names();
     test_basic();
     test_key_check();
+    test_async_register();
     test_priority();
     test_batch();
     test_cancel();

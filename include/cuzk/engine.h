@@ -10,7 +10,8 @@
  *   circuit   a proving key the engine proves with, registered once under a
  *             name: a built-in circuit (circuits.h) at a size, with a key
  *             made by an insecure setup or loaded from a .cuzk file (and an
- *             optional PCE), or a user's snarkjs .zkey / .cuzk key
+ *             optional PCE), or a user's snarkjs .zkey / .cuzk key;
+ *             LOADING while its key loads, then READY (or FAILED)
  *   job       one proof request: a circuit, a priority, a witness source;
  *             split into the circuit's partitions (built-ins: circuits.h's
  *             partition count; user keys: 1), the unit of work
@@ -265,9 +266,24 @@ typedef struct {
     int preload;           /* make it RESIDENT on every device now */
 } cuzk_circuit_spec;
 
-/* What the engine knows of a circuit (a snapshot). */
+/* A circuit's registration: its key is being loaded (or made by setup),
+ * it is ready to prove with, or the load failed (the reason kept). */
+typedef enum {
+    CUZK_CIRCUIT_READY = 0,
+    CUZK_CIRCUIT_LOADING = 1,
+    CUZK_CIRCUIT_FAILED = 2
+} cuzk_circuit_state;
+
+/* "ready", "loading", "failed" (static). */
+const char *cuzk_circuit_state_name(cuzk_circuit_state s);
+
+/* What the engine knows of a circuit (a snapshot). While LOADING or
+ * FAILED only name, state, error, builtin, log_size, key_path and
+ * partitions are filled; the rest is 0 until the key is loaded. */
 typedef struct {
     char name[CUZK_ENGINE_ID_LEN];
+    cuzk_circuit_state state;
+    char error[CUZK_ERRMSG_LEN]; /* FAILED: the load's message */
     char builtin[32];      /* "" for a user key */
     unsigned log_size;
     char key_path[512];    /* "" when made by setup */
@@ -287,10 +303,44 @@ typedef struct {
 /* Registers a circuit: loads or makes its key (setup runs here, on the
  * pool: seconds at log size 16, well under one at 10-12) and checks it.
  * name_out (CUZK_ENGINE_ID_LEN bytes, may be NULL) receives the name.
- * A name already registered: CUZK_ERR_INVALID_ARGUMENT. Callable before
- * and after start. */
+ * A name already registered: CUZK_ERR_INVALID_ARGUMENT, unless its load
+ * failed: a registration of a FAILED name retries it. Callable before
+ * and after start. It is cuzk_engine_register_begin, then
+ * cuzk_engine_register_load; a load that fails leaves the circuit FAILED
+ * (listed with its reason). */
 cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, char *name_out,
                                  char *err);
+
+/* The asynchronous registration, in two calls.
+ *
+ * register_begin does every check that needs no load (the name, a
+ * built-in id and size, a key file that opens and starts with the magic
+ * of a .zkey or a .cuzk key, a PCE file that opens) and lists the circuit
+ * as LOADING at once; it returns in microseconds, whatever the key's size.
+ * A key file that is not a regular file (a pipe) is read once at the load
+ * (a .zkey only; its format is told then) and kept in memory.
+ * Jobs submitted for a LOADING circuit are accepted (and stored) and wait
+ * for the load: they run when it is READY, or fail with the load's reason.
+ * A name already registered: with existing non-NULL and the same key
+ * source (built-in and size, key path, PCE path), *existing = 1 and
+ * CUZK_OK (nothing is loaded twice; the circuit stays as it is); else
+ * CUZK_ERR_INVALID_ARGUMENT. A FAILED name is retried with the new spec.
+ *
+ * register_load then loads (on the caller's thread: the slow part) and
+ * makes the circuit READY, or FAILED with the error it returns (kept in
+ * the circuit's desc); then the spec's preload. One load per circuit: a
+ * second call while it runs, or on a circuit not LOADING, is
+ * CUZK_ERR_INVALID_ARGUMENT. The engine must outlive a load in progress
+ * (the caller joins its loading thread before cuzk_engine_destroy). */
+cuzk_status cuzk_engine_register_begin(cuzk_engine *e, const cuzk_circuit_spec *spec,
+                                       char *name_out, int *existing, char *err);
+cuzk_status cuzk_engine_register_load(cuzk_engine *e, const char *name, char *err);
+
+/* Waits until the circuit is no longer LOADING or timeout_ms passed
+ * (0: no wait), then fills *out (may be NULL). Unknown name:
+ * CUZK_ERR_INVALID_ARGUMENT. */
+cuzk_status cuzk_engine_circuit_wait(cuzk_engine *e, const char *name, int64_t timeout_ms,
+                                     cuzk_circuit_desc *out, char *err);
 
 /* Every registered circuit, in registration order: *out malloc'd (free()),
  * *n entries. CUZK_ERR_NO_MEMORY. */
@@ -299,12 +349,12 @@ cuzk_status cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_desc **out, size_t
 cuzk_status cuzk_engine_circuit(cuzk_engine *e, const char *name, cuzk_circuit_desc *out,
                                 char *err);
 /* The circuit's verifying key as snarkjs verification_key.json: *json
- * malloc'd (free()). */
+ * malloc'd (free()). Not READY: CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_engine_circuit_vk_json(cuzk_engine *e, const char *name, char **json,
                                         char *err);
 
 /* Promotes the circuit's key to RESIDENT on every device (waits for the
- * budget). */
+ * budget). Not READY: CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_engine_preload(cuzk_engine *e, const char *name, char *err);
 /* Drops its workspaces and, for a file key, the key (down to COLD; a setup
  * key stays PINNED). A key with partitions in flight:
@@ -333,10 +383,11 @@ typedef struct {
     const char *wtns_path;
 } cuzk_job_request;
 
-/* Accepts a job: checks it (unknown circuit, a wrong witness source, bad
- * JSON, a .wtns that is not the key's length: CUZK_ERR_INVALID_ARGUMENT
- * and friends, nothing accepted), commits it to the store when there is
- * one, and queues it. *id = the job's id (from 1). When request_id names
+/* Accepts a job: checks it (unknown circuit, a FAILED one, a wrong
+ * witness source, bad JSON, a .wtns that is not the key's length:
+ * CUZK_ERR_INVALID_ARGUMENT and friends, nothing accepted), commits it to
+ * the store when there is one, and queues it (for a LOADING circuit: it
+ * waits for the key; the .wtns length is checked at its witness then). *id = the job's id (from 1). When request_id names
  * a job already accepted, nothing is queued: *id is that job and
  * *existing (may be NULL) = 1. After stop: CUZK_ERR_CANCELED. */
 cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint64_t *id,

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -216,18 +218,31 @@ static int name_ok(const char *s)
     return 1;
 }
 
-/* Loads c's key from its file into c->pk (a .cuzk key mapped, a .zkey
- * decoded into memory). *mapped = 1 for the former. No lock held. */
-static cuzk_status key_load_file(ecirc *c, cuzk_groth16_pk *pk, int *mapped, char *label,
-                                 unsigned nthreads, char *err)
+/* Loads the key file at c->key_path into *pk: a .cuzk key mapped
+ * (*mapped = 1), a .zkey decoded into memory. A .zkey that is not a
+ * regular file (a pipe) is read through once: *reloadable = 0, the engine
+ * keeps it in memory. No lock held. */
+static cuzk_status key_load_file(const ecirc *c, cuzk_groth16_pk *pk, int *mapped,
+                                 int *reloadable, char *label, unsigned nthreads, char *err)
 {
+    struct stat st;
+    if (stat(c->key_path, &st) != 0) {
+        seterr(err, "%s: %s", c->key_path, strerror(errno));
+        return CUZK_ERR_IO;
+    }
+    int reg = S_ISREG(st.st_mode);
+    *reloadable = reg;
     cuzk_blob b = {0};
-    cuzk_status s = cuzk_blob_map(&b, c->key_path, err);
+    cuzk_status s = reg ? cuzk_blob_map(&b, c->key_path, err) : cuzk_blob_read(&b, c->key_path, err);
     if (s != CUZK_OK) return s;
     int is_cuzk = b.size >= 8 && !memcmp(b.data, "cuzk-key", 8);
     int is_zkey = b.size >= 4 && !memcmp(b.data, "zkey", 4);
     if (is_cuzk) {
         cuzk_blob_release(&b);
+        if (!reg) {
+            seterr(err, "%s: a .cuzk key must be a regular file (it is mapped)", c->key_path);
+            return CUZK_ERR_INVALID_ARGUMENT;
+        }
         *mapped = 1;
         return cuzk_keyfile_map_pk(pk, c->key_path, 0, nthreads, label, err);
     }
@@ -244,23 +259,71 @@ static cuzk_status key_load_file(ecirc *c, cuzk_groth16_pk *pk, int *mapped, cha
     if (s == CUZK_OK) s = cuzk_groth16_pk_from_zkey(pk, &z, nthreads, err);
     cuzk_zkey_free(&z);
     cuzk_blob_release(&b);
+    if (s != CUZK_OK && err) { /* name the file: the parser knows only bytes */
+        char m[CUZK_ERRMSG_LEN];
+        copystr(m, sizeof m, err);
+        seterr(err, "%s: %s", c->key_path, m);
+    }
     return s;
 }
 
-cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, char *name_out,
-                                 char *err)
+/* The checks of a key file that need no load: it opens for reading and, a
+ * regular file, starts with the magic of a .zkey or a .cuzk key. A pipe
+ * cannot be looked into without consuming it: its format is told at the
+ * load. O_NONBLOCK: opening a pipe with no writer yet must not wait. */
+static cuzk_status key_file_check(const char *path, char *err)
 {
-    clrerr(err);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        seterr(err, "%s: %s", path, strerror(errno));
+        return CUZK_ERR_IO;
+    }
+    struct stat st;
+    cuzk_status s = CUZK_OK;
+    if (fstat(fd, &st) != 0) {
+        seterr(err, "%s: %s", path, strerror(errno));
+        s = CUZK_ERR_IO;
+    } else if (S_ISDIR(st.st_mode)) {
+        seterr(err, "%s: a directory, not a key file", path);
+        s = CUZK_ERR_INVALID_ARGUMENT;
+    } else if (S_ISREG(st.st_mode)) {
+        uint8_t m[8];
+        ssize_t n = pread(fd, m, sizeof m, 0);
+        if (!((n >= 8 && !memcmp(m, "cuzk-key", 8)) || (n >= 4 && !memcmp(m, "zkey", 4)))) {
+            seterr(err, "%s: neither a .zkey nor a .cuzk key", path);
+            s = CUZK_ERR_BAD_ENCODING;
+        }
+    }
+    close(fd);
+    return s;
+}
+
+static void circ_free(cuzk_engine *e, ecirc *c)
+{
+    if (!c) return;
+    cuzk_groth16_pk_free(&c->pk);
+    if (c->has_pce) cuzk_pce_free(&c->pce);
+    cuzk_vk_free(&c->vk);
+    if (c->ws_free)
+        for (unsigned d = 0; d < e->n_devices; d++) free(c->ws_free[d]);
+    free(c->ws_free);
+    free(c->ws_nfree);
+    free(c->ws_count);
+    free(c);
+}
+
+/* A new circuit (not listed, state LOADING) from spec, with every check
+ * that needs no load: the name, a built-in id and size, the key file
+ * (key_file_check), the PCE file opening. Fast: this is what an
+ * asynchronous registration answers from. */
+static cuzk_status circ_make(cuzk_engine *e, const cuzk_circuit_spec *spec, ecirc **out,
+                             char *err)
+{
+    *out = NULL;
     if (!spec || (!spec->builtin && !spec->key_path)) {
         seterr(err, "register: give a built-in id or a key path");
         return CUZK_ERR_INVALID_ARGUMENT;
     }
-    ecirc *c = calloc(1, sizeof *c);
-    if (!c) {
-        seterr(err, "out of memory");
-        return CUZK_ERR_NO_MEMORY;
-    }
-    cuzk_status s = CUZK_OK;
     char name[CUZK_ENGINE_ID_LEN];
     if (spec->name && *spec->name) {
         copystr(name, sizeof name, spec->name);
@@ -275,27 +338,24 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
     }
     if (!name_ok(name) || (spec->name && strlen(spec->name) >= CUZK_ENGINE_ID_LEN)) {
         seterr(err, "register: bad circuit name \"%s\" (letters, digits, . _ @ -)", name);
-        free(c);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
+    if ((spec->key_path && strlen(spec->key_path) >= sizeof((ecirc *)0)->key_path) ||
+        (spec->pce_path && strlen(spec->pce_path) >= sizeof((ecirc *)0)->pce_path)) {
+        seterr(err, "register: key or PCE path too long");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    ecirc *c = calloc(1, sizeof *c);
+    if (!c) goto oom;
     copystr(c->name, sizeof c->name, name);
-    pthread_mutex_lock(&e->mu);
-    int dup = circ_find(e, name) != NULL;
-    pthread_mutex_unlock(&e->mu);
-    if (dup) {
-        seterr(err, "register: circuit \"%s\" already registered", name);
-        free(c);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if (spec->key_path && strlen(spec->key_path) >= sizeof c->key_path) {
-        seterr(err, "register: key path too long");
-        free(c);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
     copystr(c->key_path, sizeof c->key_path, spec->key_path);
     copystr(c->pce_path, sizeof c->pce_path, spec->pce_path);
     c->partitions = 1;
-    int mapped = 0;
+    c->has_seed = spec->setup_seed != NULL;
+    c->setup_seed = spec->setup_seed ? *spec->setup_seed : 0;
+    c->preload = spec->preload;
+    c->state = CUZK_CIRCUIT_LOADING;
+    cuzk_status s;
     if (spec->builtin) {
         cuzk_circuit *ci;
         if ((s = cuzk_circuit_open(&ci, spec->builtin, spec->log_size, err)) != CUZK_OK) goto fail;
@@ -303,42 +363,17 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
         copystr(c->builtin, sizeof c->builtin, inf->id);
         c->log_size = spec->log_size;
         c->partitions = inf->partitions;
-        if (spec->key_path) {
-            /* The key's counts now, not after a job's witness work. */
-            char kerr[CUZK_ERRMSG_LEN];
-            if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) == CUZK_OK &&
-                (s = cuzk_circuit_key_check(&c->pk, ci, kerr)) != CUZK_OK)
-                seterr(err, "register: %s: %s", c->key_path, kerr);
-            cuzk_circuit_close(ci);
-            if (s != CUZK_OK) goto fail;
-            c->file_key = 1;
-        } else {
-            cuzk_circuit_close(ci);
-            if ((s = cuzk_circuit_setup(&c->pk, c->builtin, c->log_size, spec->setup_seed, err)) != CUZK_OK) goto fail;
-            copystr(c->label, sizeof c->label, CUZK_SETUP_LABEL);
-        }
-        if (spec->pce_path) {
-            if ((s = cuzk_pce_load(&c->pce, spec->pce_path, 0, 0, err)) != CUZK_OK) goto fail;
-            c->has_pce = 1;
-        }
-    } else {
-        if ((s = key_load_file(c, &c->pk, &mapped, c->label, 0, err)) != CUZK_OK) goto fail;
-        c->file_key = 1;
+        cuzk_circuit_close(ci);
     }
-    if (!c->has_pce && !c->pk.m.n_rows) {
-        seterr(err, "register: %s has no matrices and no PCE was given", c->name);
-        s = CUZK_ERR_INVALID_ARGUMENT;
-        goto fail;
-    }
-    c->insecure = !strcmp(c->label, CUZK_SETUP_LABEL);
-    c->loaded = 1;
-    c->n_vars = c->pk.n_vars;
-    c->n_public = c->pk.n_public;
-    c->log_domain = c->pk.log_domain;
-    c->key_bytes = pk_bytes(&c->pk);
-    if ((s = cuzk_vk_copy(&c->vk, &c->pk.vk)) != CUZK_OK) {
-        seterr(err, "out of memory");
-        goto fail;
+    if (spec->key_path && (s = key_file_check(spec->key_path, err)) != CUZK_OK) goto fail;
+    if (spec->pce_path) {
+        int fd = open(spec->pce_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            seterr(err, "%s: %s", spec->pce_path, strerror(errno));
+            s = CUZK_ERR_IO;
+            goto fail;
+        }
+        close(fd);
     }
     c->ws_free = calloc(e->n_devices, sizeof *c->ws_free);
     c->ws_nfree = calloc(e->n_devices, sizeof *c->ws_nfree);
@@ -346,54 +381,268 @@ cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, 
     if (!c->ws_free || !c->ws_nfree || !c->ws_count) goto oom;
     for (unsigned d = 0; d < e->n_devices; d++)
         if (!(c->ws_free[d] = calloc(e->ppd, sizeof(cuzk_workspace *)))) goto oom;
+    *out = c;
+    return CUZK_OK;
+oom:
+    seterr(err, "out of memory");
+    s = CUZK_ERR_NO_MEMORY;
+fail:
+    circ_free(e, c);
+    return s;
+}
 
-    pthread_mutex_lock(&e->mu);
-    if (circ_find(e, name)) {
-        pthread_mutex_unlock(&e->mu);
-        seterr(err, "register: circuit \"%s\" already registered", name);
+/* What a load makes, handed to the circuit under mu. */
+typedef struct {
+    cuzk_groth16_pk pk;
+    cuzk_pce pce;
+    int has_pce, mapped, file_key;
+    char label[64];
+} ckey;
+
+/* Loads or makes c's key (setup runs here, on the pool) and checks it: the
+ * slow part of a registration. No lock held; reads only what circ_make set
+ * (not written while c is LOADING). */
+static cuzk_status circ_load(const ecirc *c, ckey *k, char *err)
+{
+    memset(k, 0, sizeof *k);
+    cuzk_status s = CUZK_OK;
+    if (c->builtin[0]) {
+        if (c->key_path[0]) {
+            /* The key's counts now, not after a job's witness work. */
+            cuzk_circuit *ci;
+            char kerr[CUZK_ERRMSG_LEN];
+            if ((s = cuzk_circuit_open(&ci, c->builtin, c->log_size, err)) != CUZK_OK) return s;
+            if ((s = key_load_file(c, &k->pk, &k->mapped, &k->file_key, k->label, 0, err)) ==
+                    CUZK_OK &&
+                (s = cuzk_circuit_key_check(&k->pk, ci, kerr)) != CUZK_OK)
+                seterr(err, "register: %s: %s", c->key_path, kerr);
+            cuzk_circuit_close(ci);
+            if (s != CUZK_OK) goto fail;
+        } else {
+            if ((s = cuzk_circuit_setup(&k->pk, c->builtin, c->log_size,
+                                        c->has_seed ? &c->setup_seed : NULL, err)) != CUZK_OK)
+                goto fail;
+            copystr(k->label, sizeof k->label, CUZK_SETUP_LABEL);
+        }
+        if (c->pce_path[0]) {
+            if ((s = cuzk_pce_load(&k->pce, c->pce_path, 0, 0, err)) != CUZK_OK) goto fail;
+            k->has_pce = 1;
+        }
+    } else if ((s = key_load_file(c, &k->pk, &k->mapped, &k->file_key, k->label, 0, err)) !=
+               CUZK_OK) {
+        goto fail;
+    }
+    if (!k->has_pce && !k->pk.m.n_rows) {
+        seterr(err, "register: %s has no matrices and no PCE was given", c->name);
         s = CUZK_ERR_INVALID_ARGUMENT;
         goto fail;
+    }
+    return CUZK_OK;
+fail:
+    cuzk_groth16_pk_free(&k->pk);
+    if (k->has_pce) cuzk_pce_free(&k->pce);
+    memset(k, 0, sizeof *k);
+    return s;
+}
+
+/* Removes j from the parked list (jobs waiting for their circuit's load).
+ * Under mu. */
+static void parked_remove(cuzk_engine *e, ejob *j)
+{
+    if (!j->parked) return;
+    for (ejob **pp = &e->parked; *pp; pp = &(*pp)->next_q)
+        if (*pp == j) {
+            *pp = j->next_q;
+            break;
+        }
+    j->parked = 0;
+    j->next_q = NULL;
+}
+
+static void job_admit(cuzk_engine *e, ejob *j);
+static void fill_desc(const cuzk_engine *e, const ecirc *c, cuzk_circuit_desc *d);
+static void job_stop(cuzk_engine *e, ejob *j, int how, cuzk_status st, const char *msg);
+
+/* Ends c's load: READY with the key k, or FAILED with err (s). The jobs
+ * parked on c go to the collector in submission order, or fail with the
+ * load's reason. Under mu. */
+static void circ_loaded(cuzk_engine *e, ecirc *c, cuzk_status s, ckey *k, const char *err)
+{
+    if (s == CUZK_OK && cuzk_vk_copy(&c->vk, &k->pk.vk) != CUZK_OK) {
+        cuzk_groth16_pk_free(&k->pk);
+        if (k->has_pce) cuzk_pce_free(&k->pce);
+        s = CUZK_ERR_NO_MEMORY;
+        err = "out of memory";
+    }
+    if (s == CUZK_OK) {
+        c->pk = k->pk;
+        c->pce = k->pce;
+        c->has_pce = k->has_pce;
+        c->file_key = k->file_key;
+        copystr(c->label, sizeof c->label, k->label);
+        c->insecure = !strcmp(c->label, CUZK_SETUP_LABEL);
+        c->loaded = 1;
+        c->n_vars = c->pk.n_vars;
+        c->n_public = c->pk.n_public;
+        c->log_domain = c->pk.log_domain;
+        c->key_bytes = pk_bytes(&c->pk);
+        /* A key in host memory is charged to the pinned pool (a mapped
+         * file is page cache the kernel can reclaim). Registration does
+         * not wait: an over-budget key is loaded anyway and evicts what it
+         * can later. */
+        if (!k->mapped) {
+            c->pinned_charged = c->key_bytes;
+            e->pinned_res += c->key_bytes;
+            if (e->pinned_res > e->pinned_peak) e->pinned_peak = e->pinned_res;
+        }
+        c->lru = ++e->lru_tick;
+        c->state = CUZK_CIRCUIT_READY;
+        cuzk__engine_event(e, CUZK_EV_KEY, NULL, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, 0,
+                           k->mapped ? CUZK_TIER_MAPPED : CUZK_TIER_PINNED, CUZK_OK);
+    } else {
+        c->state = CUZK_CIRCUIT_FAILED;
+        c->load_status = s;
+        if (!err || !*err) err = cuzk_strerror(s);
+        if (!strncmp(err, "engine: ", 8)) err += 8; /* the job's message adds its own */
+        copystr(c->load_error, sizeof c->load_error, err);
+    }
+    c->load_running = 0;
+    char msg[CUZK_ERRMSG_LEN];
+    seterr(msg, "circuit %s failed to load: %s", c->name, c->load_error);
+    /* The parked list is in submission order (appended at the tail). From
+     * its head each time: job_stop may release mu (a store commit before
+     * start or after stop), and the list may change meanwhile. */
+    for (;;) {
+        ejob *j = e->parked;
+        while (j && j->c != c) j = j->next_q;
+        if (!j) break;
+        parked_remove(e, j);
+        if (s == CUZK_OK) job_admit(e, j);
+        else job_stop(e, j, 2, s, msg);
+    }
+    pthread_cond_broadcast(&e->cv_done); /* cuzk_engine_circuit_wait */
+    pthread_cond_broadcast(&e->cv_work);
+}
+
+/* Same key source: the same built-in, size, key file and PCE. */
+static int circ_same(const ecirc *a, const ecirc *b)
+{
+    return !strcmp(a->builtin, b->builtin) && a->log_size == b->log_size &&
+           !strcmp(a->key_path, b->key_path) && !strcmp(a->pce_path, b->pce_path);
+}
+
+cuzk_status cuzk_engine_register_begin(cuzk_engine *e, const cuzk_circuit_spec *spec,
+                                       char *name_out, int *existing, char *err)
+{
+    clrerr(err);
+    if (existing) *existing = 0;
+    ecirc *c;
+    cuzk_status s = circ_make(e, spec, &c, err);
+    if (s != CUZK_OK) return s;
+    pthread_mutex_lock(&e->mu);
+    ecirc *o = circ_find(e, c->name);
+    if (o && o->state != CUZK_CIRCUIT_FAILED) {
+        int same = existing && circ_same(o, c);
+        pthread_mutex_unlock(&e->mu);
+        if (same) {
+            *existing = 1;
+            if (name_out) copystr(name_out, CUZK_ENGINE_ID_LEN, c->name);
+        } else {
+            seterr(err, "register: circuit \"%s\" already registered%s", c->name,
+                   existing ? " from another key" : "");
+        }
+        circ_free(e, c);
+        return same ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (o) {
+        /* A failed load is retried in place, with this spec: no job ever
+         * ran with it (so no witness worker has it open by its index) and
+         * its slot keeps the circuits' order. */
+        copystr(o->builtin, sizeof o->builtin, c->builtin);
+        o->log_size = c->log_size;
+        copystr(o->key_path, sizeof o->key_path, c->key_path);
+        copystr(o->pce_path, sizeof o->pce_path, c->pce_path);
+        o->partitions = c->partitions;
+        o->has_seed = c->has_seed;
+        o->setup_seed = c->setup_seed;
+        o->preload = c->preload;
+        o->state = CUZK_CIRCUIT_LOADING;
+        o->load_status = CUZK_OK;
+        o->load_error[0] = 0;
+        pthread_mutex_unlock(&e->mu);
+        if (name_out) copystr(name_out, CUZK_ENGINE_ID_LEN, c->name);
+        circ_free(e, c);
+        return CUZK_OK;
     }
     if (e->n_circ == e->cap_circ) {
         size_t cap = e->cap_circ ? 2 * e->cap_circ : 8;
         ecirc **nc = realloc(e->circ, cap * sizeof *nc);
         if (!nc) {
             pthread_mutex_unlock(&e->mu);
-            goto oom;
+            circ_free(e, c);
+            seterr(err, "out of memory");
+            return CUZK_ERR_NO_MEMORY;
         }
         e->circ = nc;
         e->cap_circ = cap;
     }
-    /* A key in host memory is charged to the pinned pool (a mapped file is
-     * page cache the kernel can reclaim). Registration does not wait: an
-     * over-budget key is loaded anyway and evicts what it can later. */
-    if (!mapped) {
-        c->pinned_charged = c->key_bytes;
-        e->pinned_res += c->key_bytes;
-        if (e->pinned_res > e->pinned_peak) e->pinned_peak = e->pinned_res;
-    }
-    c->lru = ++e->lru_tick;
     e->circ[e->n_circ++] = c;
-    cuzk__engine_event(e, CUZK_EV_KEY, NULL, CUZK_EV_ALL_PARTITIONS, 0, 0, 0, 0,
-                       mapped ? CUZK_TIER_MAPPED : CUZK_TIER_PINNED, CUZK_OK);
     pthread_mutex_unlock(&e->mu);
     if (name_out) copystr(name_out, CUZK_ENGINE_ID_LEN, c->name);
-    if (spec->preload) return cuzk_engine_preload(e, c->name, err);
     return CUZK_OK;
-oom:
-    seterr(err, "out of memory");
-    s = CUZK_ERR_NO_MEMORY;
-fail:
-    cuzk_groth16_pk_free(&c->pk);
-    if (c->has_pce) cuzk_pce_free(&c->pce);
-    cuzk_vk_free(&c->vk);
-    if (c->ws_free)
-        for (unsigned d = 0; d < e->n_devices; d++) free(c->ws_free[d]);
-    free(c->ws_free);
-    free(c->ws_nfree);
-    free(c->ws_count);
-    free(c);
+}
+
+cuzk_status cuzk_engine_register_load(cuzk_engine *e, const char *name, char *err)
+{
+    clrerr(err);
+    pthread_mutex_lock(&e->mu);
+    ecirc *c = circ_named(e, name, err);
+    cuzk_status s = CUZK_OK;
+    if (c && (c->state != CUZK_CIRCUIT_LOADING || c->load_running)) {
+        seterr(err, "register: circuit \"%s\" is %s", name,
+               c->load_running ? "being loaded already" : cuzk_circuit_state_name(c->state));
+        s = CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (c && s == CUZK_OK) c->load_running = 1;
+    pthread_mutex_unlock(&e->mu);
+    if (!c) return CUZK_ERR_INVALID_ARGUMENT;
+    if (s != CUZK_OK) return s;
+    ckey k;
+    s = circ_load(c, &k, err);
+    pthread_mutex_lock(&e->mu);
+    circ_loaded(e, c, s, &k, err);
+    s = c->state == CUZK_CIRCUIT_READY ? CUZK_OK : c->load_status;
+    if (s != CUZK_OK) seterr(err, "%s", c->load_error);
+    int preload = c->preload;
+    pthread_mutex_unlock(&e->mu);
+    if (s == CUZK_OK && preload) return cuzk_engine_preload(e, name, err);
     return s;
+}
+
+cuzk_status cuzk_engine_register(cuzk_engine *e, const cuzk_circuit_spec *spec, char *name_out,
+                                 char *err)
+{
+    char name[CUZK_ENGINE_ID_LEN];
+    cuzk_status s = cuzk_engine_register_begin(e, spec, name, NULL, err);
+    if (s != CUZK_OK) return s;
+    if (name_out) copystr(name_out, CUZK_ENGINE_ID_LEN, name);
+    return cuzk_engine_register_load(e, name, err);
+}
+
+cuzk_status cuzk_engine_circuit_wait(cuzk_engine *e, const char *name, int64_t timeout_ms,
+                                     cuzk_circuit_desc *out, char *err)
+{
+    clrerr(err);
+    int64_t end = cuzk__engine_now_us() + (timeout_ms > 0 ? timeout_ms : 0) * 1000;
+    pthread_mutex_lock(&e->mu);
+    ecirc *c = circ_named(e, name, err);
+    while (c && c->state == CUZK_CIRCUIT_LOADING && cuzk__engine_now_us() < end) {
+        struct timespec ts = {(time_t)(end / 1000000), (long)(end % 1000000) * 1000};
+        pthread_cond_timedwait(&e->cv_done, &e->mu, &ts); /* cv_done: CLOCK_MONOTONIC */
+    }
+    if (c && out) fill_desc(e, c, out);
+    pthread_mutex_unlock(&e->mu);
+    return c ? CUZK_OK : CUZK_ERR_INVALID_ARGUMENT;
 }
 
 static cuzk_key_tier circ_tier(const cuzk_engine *e, const ecirc *c)
@@ -408,9 +657,13 @@ static void fill_desc(const cuzk_engine *e, const ecirc *c, cuzk_circuit_desc *d
 {
     memset(d, 0, sizeof *d);
     copystr(d->name, sizeof d->name, c->name);
+    d->state = c->state;
+    if (c->state == CUZK_CIRCUIT_FAILED) copystr(d->error, sizeof d->error, c->load_error);
     copystr(d->builtin, sizeof d->builtin, c->builtin);
     d->log_size = c->log_size;
     copystr(d->key_path, sizeof d->key_path, c->key_path);
+    d->partitions = c->partitions;
+    if (c->state != CUZK_CIRCUIT_READY) return; /* the key fields are the load's */
     copystr(d->label, sizeof d->label, c->label);
     d->insecure = c->insecure;
     d->partitions = c->partitions;
@@ -455,9 +708,13 @@ cuzk_status cuzk_engine_circuit_vk_json(cuzk_engine *e, const char *name, char *
     clrerr(err);
     pthread_mutex_lock(&e->mu);
     ecirc *c = circ_named(e, name, err);
+    int ready = c && c->state == CUZK_CIRCUIT_READY;
+    if (c && !ready)
+        seterr(err, "circuit \"%s\" is %s: no verifying key yet", name,
+               cuzk_circuit_state_name(c->state));
     pthread_mutex_unlock(&e->mu);
-    if (!c) return CUZK_ERR_INVALID_ARGUMENT;
-    return cuzk_vk_to_json(json, &c->vk, err); /* the vk never changes */
+    if (!ready) return CUZK_ERR_INVALID_ARGUMENT;
+    return cuzk_vk_to_json(json, &c->vk, err); /* the vk never changes once READY */
 }
 
 /* --------------------------------------------------------- key manager -- */
@@ -518,7 +775,7 @@ static int evict_one(cuzk_engine *e, int pool, unsigned d, const ecirc *keep)
     ecirc *best = NULL;
     for (size_t i = 0; i < e->n_circ; i++) {
         ecirc *c = e->circ[i];
-        if (c == keep || c->loading) continue;
+        if (c == keep || c->loading || c->state != CUZK_CIRCUIT_READY) continue;
         int ok;
         if (pool == 0) ok = c->n_wbuf > 0 || (c->ws_cpu && !c->ws_cpu_busy);
         else if (pool == 1) {
@@ -603,9 +860,9 @@ static cuzk_status key_acquire(cuzk_engine *e, ecirc *c, atomic_int *cancel, cha
     pthread_mutex_unlock(&e->mu);
     cuzk_groth16_pk pk;
     memset(&pk, 0, sizeof pk);
-    int mapped = 0;
+    int mapped = 0, reloadable = 0;
     char label[64];
-    s = key_load_file(c, &pk, &mapped, label, e->cfg.prove_threads, err);
+    s = key_load_file(c, &pk, &mapped, &reloadable, label, e->cfg.prove_threads, err);
     pthread_mutex_lock(&e->mu);
     if (s == CUZK_OK && (pk.n_vars != c->n_vars || pk.n_public != c->n_public)) {
         seterr(err, "%s changed on disk since it was registered", c->key_path);
@@ -742,6 +999,11 @@ cuzk_status cuzk_engine_preload(cuzk_engine *e, const char *name, char *err)
         s = CUZK_ERR_INVALID_ARGUMENT;
         goto out;
     }
+    if (c->state != CUZK_CIRCUIT_READY) {
+        seterr(err, "circuit \"%s\" is %s", name, cuzk_circuit_state_name(c->state));
+        s = CUZK_ERR_INVALID_ARGUMENT;
+        goto out;
+    }
     c->refcount++; /* not evicted while we build on it */
     s = key_acquire(e, c, NULL, err);
     for (unsigned d = 0; s == CUZK_OK && d < e->n_devices; d++) {
@@ -764,6 +1026,9 @@ cuzk_status cuzk_engine_evict(cuzk_engine *e, const char *name, char *err)
     ecirc *c = circ_named(e, name, err);
     cuzk_status s = CUZK_OK;
     if (!c) {
+        s = CUZK_ERR_INVALID_ARGUMENT;
+    } else if (c->state != CUZK_CIRCUIT_READY) {
+        seterr(err, "circuit \"%s\" is %s", name, cuzk_circuit_state_name(c->state));
         s = CUZK_ERR_INVALID_ARGUMENT;
     } else if (c->refcount || c->loading) {
         seterr(err, "circuit \"%s\" is in use", name);
@@ -1026,11 +1291,16 @@ static cuzk_status job_build(cuzk_engine *e, const cuzk_job_request *rq, ejob **
     }
     pthread_mutex_lock(&e->mu);
     ecirc *c = circ_find(e, rq->circuit);
+    cuzk_circuit_state cst = c ? c->state : CUZK_CIRCUIT_READY;
+    uint32_t n_vars = c && cst == CUZK_CIRCUIT_READY ? c->n_vars : 0;
+    if (cst == CUZK_CIRCUIT_FAILED)
+        seterr(err, "submit: circuit %s failed to load: %s", c->name, c->load_error);
     pthread_mutex_unlock(&e->mu);
     if (!c) {
         seterr(err, "submit: unknown circuit \"%s\"", rq->circuit);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
+    if (cst == CUZK_CIRCUIT_FAILED) return CUZK_ERR_INVALID_ARGUMENT;
     int n_src = !!rq->inputs + !!rq->wtns + !!rq->wtns_path;
     if (n_src != 1) {
         seterr(err, "submit: give exactly one of inputs, wtns, wtns_path");
@@ -1080,9 +1350,11 @@ static cuzk_status job_build(cuzk_engine *e, const cuzk_job_request *rq, ejob **
             cuzk_wtns w;
             memset(&w, 0, sizeof w);
             s = cuzk_wtns_parse(&w, b.data, b.size, err);
-            if (s == CUZK_OK && w.n != c->n_vars) {
+            /* A LOADING key's count is not known yet: the witness
+             * checks it (witness_compute). */
+            if (s == CUZK_OK && n_vars && w.n != n_vars) {
                 seterr(err, "wtns: %u values, the key of %s has %u variables", w.n, c->name,
-                       c->n_vars);
+                       n_vars);
                 s = CUZK_ERR_INVALID_ARGUMENT;
             }
             cuzk_wtns_free(&w);
@@ -1130,7 +1402,19 @@ static void job_publish(cuzk_engine *e, ejob *j)
     e->all = j;
     e->n_all++;
     e->n_submitted++;
-    job_admit(e, j);
+    if (j->c->state == CUZK_CIRCUIT_LOADING) { /* waits for the key: circ_loaded */
+        ejob **pp = &e->parked;
+        while (*pp) pp = &(*pp)->next_q;
+        *pp = j;
+        j->next_q = NULL;
+        j->parked = 1;
+    } else if (j->c->state == CUZK_CIRCUIT_FAILED) { /* failed since job_build looked */
+        char msg[CUZK_ERRMSG_LEN];
+        seterr(msg, "circuit %s failed to load: %s", j->c->name, j->c->load_error);
+        job_stop(e, j, 2, j->c->load_status, msg);
+    } else {
+        job_admit(e, j);
+    }
 }
 
 cuzk_status cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *rq, uint64_t *id,
@@ -1306,6 +1590,7 @@ static void job_finish(cuzk_engine *e, ejob *j, cuzk_job_state st)
 {
     if (j->finishing) return;
     j->finishing = 1;
+    parked_remove(e, j);
     runq_remove(e, j);
     if (j->collecting) batch_remove_job(e, j);
     j->t_end_us = cuzk__engine_now_us();
@@ -1347,6 +1632,7 @@ static void job_stop(cuzk_engine *e, ejob *j, int how, cuzk_status st, const cha
     atomic_store(&j->cancel, how);
     j->status = st;
     copystr(j->error, sizeof j->error, msg);
+    parked_remove(e, j);
     runq_remove(e, j);
     if (j->collecting) batch_remove_job(e, j);
     if (!j->inflight) job_finish(e, j, how == 1 ? CUZK_JOB_CANCELED : CUZK_JOB_FAILED);
@@ -1434,8 +1720,9 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
         cuzk_wtns w;
         memset(&w, 0, sizeof w);
         cuzk_status s = cuzk_wtns_parse(&w, j->wtns, j->wtns_len, err);
-        if (s == CUZK_OK && w.n != c->n_vars) { /* checked at submit; a changed key? */
-            seterr(err, "witness: %u values, the key has %u variables", w.n, c->n_vars);
+        if (s == CUZK_OK && w.n != c->n_vars) { /* submitted while the key loaded */
+            seterr(err, "wtns: %u values, the key of %s has %u variables", w.n, c->name,
+                   c->n_vars);
             s = CUZK_ERR_INVALID_ARGUMENT;
         }
         if (s == CUZK_OK && (s = cuzk_wc_from_dense(p->w, w.w, w.n, nthreads)) != CUZK_OK)

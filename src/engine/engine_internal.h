@@ -33,9 +33,19 @@ typedef struct eenq {
     struct eenq *next;
 } eenq;
 
-/* A registered circuit and its key. */
+/* A registered circuit and its key. Listed from cuzk_engine_register_begin
+ * on (state LOADING); the key fields below (label .. key_bytes, vk, pk,
+ * pce, file_key) are written by the load without mu while LOADING and are
+ * read only once the state, under mu, is READY. */
 typedef struct {
     char name[CUZK_ENGINE_ID_LEN];
+    cuzk_circuit_state state;
+    cuzk_status load_status;   /* FAILED: why, with load_error */
+    char load_error[CUZK_ERRMSG_LEN];
+    int load_running;          /* cuzk_engine_register_load is at work */
+    int has_seed;              /* the spec, kept for the load */
+    uint64_t setup_seed;
+    int preload;
     char builtin[32];
     unsigned log_size;
     char key_path[512];
@@ -117,6 +127,7 @@ struct ejob {
     struct ejob *next_lease, *next_fin; /* the store thread's queues */
     unsigned waiters;      /* threads in cuzk_engine_wait on it: kept */
     int in_runq;
+    int parked;            /* on engine.parked: its circuit is LOADING */
     cuzk_status status;
     char error[CUZK_ERRMSG_LEN];
     int64_t t_submit_us, t_start_us, t_end_us;
@@ -182,6 +193,7 @@ struct cuzk_engine {
     size_t n_all, n_finished;
     uint64_t next_id, next_seq;
     ejob *runq;            /* sorted: priority desc, seq asc */
+    ejob *parked;          /* jobs of LOADING circuits, submission order */
     ebatch *batches;
     epart *ready;          /* sorted like runq, then partition */
     size_t n_ready, n_witnessing;

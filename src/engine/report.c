@@ -35,6 +35,16 @@ const char *cuzk_job_state_name(cuzk_job_state s)
     return (unsigned)s < 5 ? n[s] : "?";
 }
 
+const char *cuzk_circuit_state_name(cuzk_circuit_state s)
+{
+    switch (s) {
+    case CUZK_CIRCUIT_READY: return "ready";
+    case CUZK_CIRCUIT_LOADING: return "loading";
+    case CUZK_CIRCUIT_FAILED: return "failed";
+    }
+    return "?";
+}
+
 const char *cuzk_key_tier_name(cuzk_key_tier t)
 {
     static const char *n[] = {"cold", "mapped", "pinned", "resident"};
@@ -404,6 +414,14 @@ cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len)
     for (unsigned d = 0; d < st.n_devices; d++)
         sb_printf(&b, "cuzk_device_proofs_total{device=\"%u\"} %" PRIu64 "\n", d,
                   st.devices[d].proofs);
+    size_t by_state[3] = {0, 0, 0};
+    for (size_t i = 0; i < st.n_circuits; i++) by_state[st.circuits[i].state]++;
+    sb_printf(&b, "# HELP cuzk_circuits Registered circuits by state (loading: the key is "
+                  "being loaded).\n"
+                  "# TYPE cuzk_circuits gauge\n");
+    for (int k = 0; k < 3; k++)
+        sb_printf(&b, "cuzk_circuits{state=\"%s\"} %zu\n",
+                  cuzk_circuit_state_name((cuzk_circuit_state)k), by_state[k]);
     sb_printf(&b, "# HELP cuzk_key_tier Tier of each key (0 cold .. 3 resident).\n"
                   "# TYPE cuzk_key_tier gauge\n");
     for (size_t i = 0; i < st.n_circuits; i++)

@@ -2,15 +2,16 @@
  *
  * Threads: libmicrohttpd's polling threads (http_threads) run the handlers,
  * which only parse, call the engine and answer; one waker thread resumes
- * suspended long polls and purges the store; one loader thread registers
- * the circuits posted to the API (their connections suspended meanwhile);
- * the engine has its own (engine.h).
+ * suspended long polls and purges the store; one loader thread loads the
+ * keys of the circuits posted to the API (cuzk_engine_register_load), one
+ * at a time; the engine has its own (engine.h).
  *
  * Long poll: a handler that must wait for a job puts its request on the
  * waiter list and suspends the connection (no thread is held). The waker
  * follows the engine's timeline (every 10 ms while someone waits) and
  * resumes a waiter when its job's done/failed/canceled event appears, its
- * deadline passes, or the server stops; libmicrohttpd then calls the
+ * deadline passes, or the server stops (a circuit's waiters are resumed by
+ * the loader when the load ends); libmicrohttpd then calls the
  * handler again, which answers with the job as it stands. A waiter new
  * since the waker's last pass is checked directly once (its job may have
  * finished between the handler's look and the suspension). This was chosen
@@ -59,18 +60,15 @@ typedef struct req {
     int accepted_new;    /* POST ...?wait: 202/200 and "existing" */
     int existing;
     struct req *next;    /* the waiter list */
-    /* POST /v1/circuits: the registration runs on the loader thread while
-     * the connection is suspended (reg 1), then answers (reg 2) */
-    int reg;
-    cuzk_api_circuit reg_c;
-    cuzk_status reg_st;
-    char reg_err[CUZK_ERRMSG_LEN], reg_name[CUZK_ENGINE_ID_LEN];
-    double reg_ms;
-    struct req *reg_next;
+    /* POST /v1/circuits, GET /v1/circuits/NAME?wait: the circuit awaited
+     * while its key loads ("" = none); circ_post: a registration, answered
+     * 201/200 ready, 202 loading, 400 failed */
+    char circ[CUZK_ENGINE_ID_LEN];
+    int circ_post, circ_existing;
 } req;
 
-/* At most this many registrations wait for the loader (one runs at a
- * time: a key load or setup uses every core anyway); more get 503. */
+/* At most this many loads wait for the loader (one runs at a time: a key
+ * load or setup uses every core anyway); more registrations get 503. */
 #define REG_QUEUE_MAX 8
 
 /* What a daemon's handler is given: the server and the transport. */
@@ -105,11 +103,13 @@ struct cuzk_server {
     int waker_started;
     pthread_t waker;
     uint64_t tl_cursor;      /* the waker's own; no lock */
-    /* the loader: registrations from the API, guarded by mu */
+    /* the loader: the circuits whose load is queued (reg_q, FIFO) or
+     * running (n_reg counts both), guarded by mu */
     pthread_cond_t reg_cv;
-    req *reg_head, *reg_tail;
-    size_t n_reg;
-    int reg_quit, reg_started;
+    char reg_q[REG_QUEUE_MAX][CUZK_ENGINE_ID_LEN];
+    char reg_now[CUZK_ENGINE_ID_LEN]; /* the load running; "" none */
+    size_t reg_first, reg_queued, n_reg;
+    int reg_quit, reg_started, reg_exited;
     pthread_t loader;
 };
 
@@ -401,6 +401,11 @@ static enum MHD_Result post_job(req *r, int prove)
         cuzk_api_job_free(&j);
         return ret;
     }
+    if (d.state == CUZK_CIRCUIT_FAILED) { /* until it is registered again */
+        ret = reply_err(r, MHD_HTTP_CONFLICT, "circuit %s failed to load: %s", d.name, d.error);
+        cuzk_api_job_free(&j);
+        return ret;
+    }
     cuzk_job_request rq = {.circuit = j.circuit,
                            .priority = j.priority,
                            .request_id = j.request_id,
@@ -426,9 +431,12 @@ static enum MHD_Result post_job(req *r, int prove)
         state = cuzk_job_state_name(in.state);
         cuzk_job_info_free(&in);
     }
-    return reply_json(r, MHD_HTTP_ACCEPTED,
-                      json_pack("{s:I,s:s,s:I,s:b}", "id", (json_int_t)id, "state", state,
-                                "queue_position", (json_int_t)pos, "existing", existing));
+    json_t *res = json_pack("{s:I,s:s,s:I,s:b}", "id", (json_int_t)id, "state", state,
+                            "queue_position", (json_int_t)pos, "existing", existing);
+    /* It waits for its key (it runs once the circuit is ready). */
+    if (res && d.state == CUZK_CIRCUIT_LOADING)
+        json_object_set_new(res, "circuit_state", json_string("loading"));
+    return reply_json(r, MHD_HTTP_ACCEPTED, res);
 }
 
 /* GET /v1/jobs/ID/proof or /public[?partition=P]: the snarkjs file as
@@ -525,7 +533,13 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
         (json_int_t)d->refcount, "key_bytes", (json_int_t)d->key_bytes, "ws_bytes",
         (json_int_t)d->ws_bytes, "proofs", (json_int_t)d->proofs);
     if (j) json_object_set_new(j, "resident_devices", json_integer(d->resident_devices));
-    if (j && with_vk) {
+    if (j) json_object_set_new(j, "id", json_string(d->name)); /* what jobs name it by */
+    if (j) json_object_set_new(j, "state", json_string(cuzk_circuit_state_name(d->state)));
+    if (j && d->state == CUZK_CIRCUIT_FAILED)
+        json_object_set_new(j, "error", json_string(d->error));
+    if (j && with_vk && d->state != CUZK_CIRCUIT_READY) {
+        json_object_set_new(j, "vk", json_null());
+    } else if (j && with_vk) {
         char *vk = NULL;
         json_t *v = NULL;
         if (cuzk_engine_circuit_vk_json(s->engine, d->name, &vk, NULL) == CUZK_OK)
@@ -536,88 +550,189 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
     return j;
 }
 
-/* POST /v1/circuits (cuzk_api_parse_circuit). Loading a key or running a
- * setup takes seconds to minutes: the request is parsed here, then handed
- * to the loader thread and its connection suspended, so no HTTP thread is
- * held; libmicrohttpd calls this again once the loader resumed it, and it
- * answers 201 with the circuit (or the error). */
+/* Answers the awaited circuit r->circ now, or suspends r (on the waiter
+ * list, as answer_or_wait does a job) until its load ends or the deadline
+ * passes. A GET answers 200 with the circuit; a registration (circ_post)
+ * 201 (200 when it existed) once READY, 202 while LOADING, 400 with the
+ * load's error once FAILED, 503 when the server stops before its load. */
+static enum MHD_Result circ_answer_or_wait(req *r)
+{
+    cuzk_server *s = r->srv;
+    cuzk_circuit_desc d;
+    if (cuzk_engine_circuit(s->engine, r->circ, &d, NULL) != CUZK_OK)
+        return reply_err(r, MHD_HTTP_NOT_FOUND, "no circuit \"%s\"", r->circ);
+    int loading = d.state == CUZK_CIRCUIT_LOADING;
+    if (loading && r->has_deadline && mono_ms() < r->deadline_ms) {
+        pthread_mutex_lock(&s->mu);
+        if (!atomic_load(&s->stopping)) {
+            /* Under mu, as answer_or_wait: the loader and the waker resume
+             * under mu. fresh: the waker looks once, in case the load
+             * ended between our look and now. */
+            r->fresh = 1;
+            r->next = s->waiters;
+            s->waiters = r;
+            s->n_waiters++;
+            MHD_suspend_connection(r->conn);
+            pthread_cond_signal(&s->cv);
+            pthread_mutex_unlock(&s->mu);
+            return MHD_YES;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (!r->circ_post) return reply_json(r, MHD_HTTP_OK, circuit_json(s, &d, 1));
+    /* The blocking form, stopped before the key was ready (the stop may
+     * have cut a load from a pipe short: its error would mislead). */
+    if (d.state != CUZK_CIRCUIT_READY && atomic_load(&s->stopping) &&
+        r->deadline_ms == INT64_MAX)
+        return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down: %s not loaded", d.name);
+    if (d.state == CUZK_CIRCUIT_FAILED) /* a bad key is the client's: 400 */
+        return reply_err(r, MHD_HTTP_BAD_REQUEST, "%s", d.error);
+    json_t *j = circuit_json(s, &d, !loading);
+    json_object_set_new(j, "existing", json_boolean(r->circ_existing));
+    return reply_json(r, loading ? MHD_HTTP_ACCEPTED
+                      : r->circ_existing ? MHD_HTTP_OK : MHD_HTTP_CREATED, j);
+}
+
+/* POST /v1/circuits[?wait=S] (cuzk_api_parse_circuit). The request is
+ * checked here, on the HTTP thread (cuzk_engine_register_begin: the name,
+ * the built-in, a key file that opens with a known magic), so a bad one
+ * is answered 400 at once; the circuit is then listed as loading and its
+ * key is loaded on the loader thread. Without ?wait the connection is
+ * suspended until the load ends (201, or 400 with the load's error: the
+ * blocking form); ?wait=0 answers 202 {"id", "state": "loading"} at once
+ * (always, for a new registration); ?wait=S waits at most S seconds, then
+ * answers as circ_answer_or_wait does. The same key posted again under the
+ * same name while it loads (or once it is ready, asynchronously) is the
+ * same circuit: no second load, "existing": true. */
 static enum MHD_Result post_circuit(req *r)
 {
     cuzk_server *s = r->srv;
     char err[CUZK_ERRMSG_LEN];
-    if (r->reg == 2) {
-        if (r->reg_st != CUZK_OK) /* a bad path or key is the client's: 400 */
-            return reply_err(r, r->reg_st == CUZK_ERR_NO_MEMORY ? 500
-                                : r->reg_st == CUZK_ERR_CANCELED ? 503 : 400,
-                             "%s", r->reg_err);
-        logf_(s, "registered circuit %s (%.0f ms)", r->reg_name, r->reg_ms);
-        cuzk_circuit_desc d;
-        if (cuzk_engine_circuit(s->engine, r->reg_name, &d, err) != CUZK_OK)
-            return reply_err(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
-        return reply_json(r, MHD_HTTP_CREATED, circuit_json(s, &d, 1));
+    static const char *const allowed[] = {"wait", NULL};
+    const char *bad = unknown_arg(r, allowed);
+    if (bad) return reply_err(r, MHD_HTTP_BAD_REQUEST, "unknown query argument \"%.64s\"", bad);
+    int blocking = !MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "wait");
+    enum MHD_Result ret;
+    if (!take_wait(r, 0, &ret)) return ret;
+    if (blocking) { /* until the load ends, however long */
+        r->has_deadline = 1;
+        r->deadline_ms = INT64_MAX;
     }
-    if (cuzk_api_parse_circuit(&r->reg_c, (const uint8_t *)(r->body ? r->body : ""), r->len,
-                               err) != CUZK_OK)
+    cuzk_api_circuit c;
+    if (cuzk_api_parse_circuit(&c, (const uint8_t *)(r->body ? r->body : ""), r->len, err) !=
+        CUZK_OK)
         return reply_err(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+    cuzk_circuit_spec sp = {.name = c.name,
+                            .builtin = c.builtin,
+                            .log_size = c.log_size,
+                            .key_path = c.key_path,
+                            .pce_path = c.pce_path,
+                            .setup_seed = c.has_seed ? &c.setup_seed : NULL,
+                            .preload = c.preload};
+    /* A slot in the loader's queue first: a listed circuit must get its
+     * load. Under mu, so the check and the push are one step. */
     pthread_mutex_lock(&s->mu);
-    if (s->n_reg >= REG_QUEUE_MAX || s->reg_quit || !s->reg_started) {
-        int busy = s->n_reg >= REG_QUEUE_MAX;
+    if (s->reg_queued >= REG_QUEUE_MAX || s->reg_quit || !s->reg_started) {
+        int busy = s->reg_queued >= REG_QUEUE_MAX;
         pthread_mutex_unlock(&s->mu);
-        cuzk_api_circuit_free(&r->reg_c);
+        cuzk_api_circuit_free(&c);
         if (busy)
             return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE,
-                             "%d registrations are in progress: retry later", REG_QUEUE_MAX);
+                             "%d registrations are waiting for the loader: retry later",
+                             REG_QUEUE_MAX);
         return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
     }
-    r->reg = 1;
-    r->reg_next = NULL;
-    if (s->reg_tail) s->reg_tail->reg_next = r;
-    else s->reg_head = r;
-    s->reg_tail = r;
-    s->n_reg++;
-    /* Suspended under mu: the loader resumes it only after taking mu. */
-    MHD_suspend_connection(r->conn);
-    pthread_cond_signal(&s->reg_cv);
+    int existing = 0;
+    cuzk_circuit_desc snap; /* as listed, before the loader can take it */
+    snap.state = CUZK_CIRCUIT_READY;
+    cuzk_status st = cuzk_engine_register_begin(s->engine, &sp, r->circ, &existing, err);
+    cuzk_api_circuit_free(&c);
+    if (st == CUZK_OK && !existing) {
+        if (cuzk_engine_circuit(s->engine, r->circ, &snap, NULL) != CUZK_OK)
+            snap.state = CUZK_CIRCUIT_READY; /* cannot be: none is ever removed */
+        strcpy(s->reg_q[(s->reg_first + s->reg_queued) % REG_QUEUE_MAX], r->circ);
+        s->reg_queued++;
+        s->n_reg++;
+        logf_(s, "circuit %s: loading", r->circ);
+        pthread_cond_signal(&s->reg_cv);
+    }
     pthread_mutex_unlock(&s->mu);
-    return MHD_YES;
+    if (st != CUZK_OK) {
+        r->circ[0] = 0;
+        /* a missing or unreadable file, a bad key or name: the client's */
+        return reply_err(r, st == CUZK_ERR_NO_MEMORY ? MHD_HTTP_INTERNAL_SERVER_ERROR
+                                                     : MHD_HTTP_BAD_REQUEST,
+                         "%s", err);
+    }
+    r->circ_post = 1;
+    r->circ_existing = existing;
+    if (existing && blocking) {
+        /* The blocking form keeps its old answer for a name already
+         * registered, unless that is this very key still loading: then it
+         * waits for that load. */
+        cuzk_circuit_desc d;
+        if (cuzk_engine_circuit(s->engine, r->circ, &d, NULL) == CUZK_OK &&
+            d.state != CUZK_CIRCUIT_LOADING)
+            return reply_err(r, MHD_HTTP_BAD_REQUEST, "circuit \"%s\" already registered",
+                             r->circ);
+    }
+    if (!existing && !r->has_deadline && snap.state == CUZK_CIRCUIT_LOADING) {
+        /* ?wait=0: 202 as it was listed, even if a quick load has ended
+         * since (a GET tells how it went) */
+        json_t *j = circuit_json(s, &snap, 0);
+        json_object_set_new(j, "existing", json_false());
+        return reply_json(r, MHD_HTTP_ACCEPTED, j);
+    }
+    return circ_answer_or_wait(r);
 }
 
-/* The loader: registers the circuits posted to the API one at a time and
- * resumes their connections. At stop, the queued ones are answered 503. */
+static void resume(cuzk_server *s, req **link);
+
+/* Resumes the waiters on circuit name. Under mu. */
+static void resume_circuit(cuzk_server *s, const char *name)
+{
+    for (req **link = &s->waiters; *link;) {
+        if (!strcmp((*link)->circ, name)) resume(s, link);
+        else link = &(*link)->next;
+    }
+}
+
+/* The loader: loads the keys of the circuits posted to the API one at a
+ * time, then resumes their waiters. At stop the queued loads are dropped
+ * (their circuits stay loading in an engine about to be destroyed; their
+ * waiters were answered by cuzk_server_stop). */
 static void *loader_main(void *arg)
 {
     cuzk_server *s = arg;
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->reg_head && !s->reg_quit) pthread_cond_wait(&s->reg_cv, &s->mu);
-        req *r = s->reg_head;
-        if (!r) break;
-        s->reg_head = r->reg_next;
-        if (!s->reg_head) s->reg_tail = NULL;
-        int quit = s->reg_quit;
+        while (!s->reg_queued && !s->reg_quit) pthread_cond_wait(&s->reg_cv, &s->mu);
+        if (s->reg_quit) break;
+        char name[CUZK_ENGINE_ID_LEN], err[CUZK_ERRMSG_LEN];
+        strcpy(name, s->reg_q[s->reg_first]);
+        s->reg_first = (s->reg_first + 1) % REG_QUEUE_MAX;
+        s->reg_queued--;
+        strcpy(s->reg_now, name);
         pthread_mutex_unlock(&s->mu);
-        if (quit) {
-            r->reg_st = CUZK_ERR_CANCELED;
-            snprintf(r->reg_err, sizeof r->reg_err, "shutting down: not registered");
-        } else {
-            cuzk_api_circuit *c = &r->reg_c;
-            cuzk_circuit_spec sp = {.name = c->name,
-                                    .builtin = c->builtin,
-                                    .log_size = c->log_size,
-                                    .key_path = c->key_path,
-                                    .pce_path = c->pce_path,
-                                    .setup_seed = c->has_seed ? &c->setup_seed : NULL,
-                                    .preload = c->preload};
-            int64_t t0 = mono_ms();
-            r->reg_st = cuzk_engine_register(s->engine, &sp, r->reg_name, r->reg_err);
-            r->reg_ms = (double)(mono_ms() - t0);
-        }
-        cuzk_api_circuit_free(&r->reg_c);
+        int64_t t0 = mono_ms();
+        cuzk_status st = cuzk_engine_register_load(s->engine, name, err);
+        cuzk_circuit_desc d; /* READY with an error: the key is in, its preload failed */
+        int ready = cuzk_engine_circuit(s->engine, name, &d, NULL) == CUZK_OK &&
+                    d.state == CUZK_CIRCUIT_READY;
         pthread_mutex_lock(&s->mu);
+        if (ready)
+            logf_(s, "registered circuit %s (%lld ms)%s%s", name, (long long)(mono_ms() - t0),
+                  st == CUZK_OK ? "" : "; preload: ", st == CUZK_OK ? "" : err);
+        else
+            logf_(s, "circuit %s failed to load%s: %s", name,
+                  s->reg_quit ? " (stopping)" : "", err);
+        s->reg_now[0] = 0;
         s->n_reg--;
-        r->reg = 2;
-        MHD_resume_connection(r->conn);
+        resume_circuit(s, name);
     }
+    s->n_reg -= s->reg_queued;
+    s->reg_queued = 0;
+    s->reg_exited = 1;
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
@@ -628,7 +743,8 @@ static enum MHD_Result circuits_route(req *r, const char *method, const char *re
     cuzk_server *s = r->srv;
     char err[CUZK_ERRMSG_LEN];
     if (!*rest) {
-        if (!strcmp(method, MHD_HTTP_METHOD_POST)) return post_circuit(r);
+        if (!strcmp(method, MHD_HTTP_METHOD_POST))
+            return r->circ_post ? circ_answer_or_wait(r) /* resumed */ : post_circuit(r);
         if (strcmp(method, MHD_HTTP_METHOD_GET))
             return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "/v1/circuits: GET or POST");
         cuzk_circuit_desc *d;
@@ -650,17 +766,30 @@ static enum MHD_Result circuits_route(req *r, const char *method, const char *re
     cuzk_circuit_desc d;
     if (cuzk_engine_circuit(s->engine, name, &d, err) != CUZK_OK)
         return reply_err(r, MHD_HTTP_NOT_FOUND, "no circuit \"%s\"", name);
-    if (!slash) {
+    if (!slash) { /* ?wait=S: until it is no longer loading */
         if (strcmp(method, MHD_HTTP_METHOD_GET))
             return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "/v1/circuits/NAME: GET");
-        return reply_json(r, MHD_HTTP_OK, circuit_json(s, &d, 1));
+        if (!r->circ[0]) { /* the first pass, not a resumed one */
+            static const char *const allowed[] = {"wait", NULL};
+            const char *bad = unknown_arg(r, allowed);
+            if (bad)
+                return reply_err(r, MHD_HTTP_BAD_REQUEST, "unknown query argument \"%.64s\"",
+                                 bad);
+            enum MHD_Result ret;
+            if (!take_wait(r, 0, &ret)) return ret;
+            strcpy(r->circ, name);
+        }
+        return circ_answer_or_wait(r);
     }
     if (!strcmp(slash, "/vk")) { /* the snarkjs verification_key.json as is */
         if (strcmp(method, MHD_HTTP_METHOD_GET))
             return reply_err(r, MHD_HTTP_METHOD_NOT_ALLOWED, "vk: use GET");
         char *vk = NULL;
         cuzk_status st = cuzk_engine_circuit_vk_json(s->engine, name, &vk, err);
-        if (st != CUZK_OK) return reply_err(r, status_code(st), "%s", err);
+        if (st != CUZK_OK) /* not ready: 409 */
+            return reply_err(r, st == CUZK_ERR_INVALID_ARGUMENT ? MHD_HTTP_CONFLICT
+                                                                : status_code(st),
+                             "%s", err);
         return reply_text(r, MHD_HTTP_OK, "application/json", vk, strlen(vk));
     }
     int preload = !strcmp(slash, "/preload"), evict = !strcmp(slash, "/evict");
@@ -955,7 +1084,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         r->body[r->len] = 0;
         return MHD_YES;
     }
-    if (atomic_load(&s->stopping) && !r->job && r->reg != 2)
+    if (atomic_load(&s->stopping) && !r->job && !r->circ[0])
         return reply_err(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
     return route(r, url, method);
 }
@@ -968,7 +1097,6 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     req *r = *con_cls;
     if (!r) return;
-    if (r->reg != 1) cuzk_api_circuit_free(&r->reg_c); /* else the loader's */
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -1058,7 +1186,19 @@ static void *waker_main(void *arg)
         now = mono_ms();
         for (req **link = &s->waiters; *link;) {
             req *r = *link;
-            int go = lost || (r->has_deadline && now >= r->deadline_ms);
+            int go = r->has_deadline && now >= r->deadline_ms;
+            if (r->circ[0]) { /* a circuit's load: the loader resumes it */
+                if (!go && r->fresh) {
+                    cuzk_circuit_desc d;
+                    go = cuzk_engine_circuit(s->engine, r->circ, &d, NULL) != CUZK_OK ||
+                         d.state != CUZK_CIRCUIT_LOADING;
+                }
+                r->fresh = 0;
+                if (go) resume(s, link);
+                else link = &r->next;
+                continue;
+            }
+            go = go || lost;
             for (size_t i = 0; i < nfin && !go; i++) go = fin[i] == r->job;
             if (!go && r->fresh) {
                 cuzk_job_info in;
@@ -1386,13 +1526,37 @@ void cuzk_server_stop(cuzk_server *s)
     while (s->waiters) resume(s, &s->waiters);
     s->waker_quit = 1;
     pthread_cond_signal(&s->cv);
-    /* A registration in progress ends (a key load cannot be cut short);
-     * the queued ones are answered 503. */
+    /* A load in progress ends (a key load cannot be cut short); the
+     * queued ones are dropped (their blocking POSTs were answered 503
+     * just above). */
     s->reg_quit = 1;
     pthread_cond_signal(&s->reg_cv);
     pthread_mutex_unlock(&s->mu);
     if (s->waker_started) pthread_join(s->waker, NULL);
-    if (s->reg_started) pthread_join(s->loader, NULL);
+    if (s->reg_started) {
+        /* A load reading a pipe nobody writes would hold the stop
+         * forever: opening it for writing and closing it gives the load
+         * its end of file (it fails). Again every 50 ms until the loader
+         * is out, as the load may reach its open() after our poke. */
+        for (;;) {
+            char name[CUZK_ENGINE_ID_LEN];
+            pthread_mutex_lock(&s->mu);
+            int out = s->reg_exited;
+            strcpy(name, s->reg_now);
+            pthread_mutex_unlock(&s->mu);
+            if (out) break;
+            cuzk_circuit_desc d;
+            struct stat st;
+            if (name[0] && cuzk_engine_circuit(s->engine, name, &d, NULL) == CUZK_OK &&
+                d.key_path[0] && stat(d.key_path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+                int fd = open(d.key_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+                if (fd >= 0) close(fd);
+            }
+            struct timespec ts = {0, 50 * 1000000};
+            nanosleep(&ts, NULL);
+        }
+        pthread_join(s->loader, NULL);
+    }
     /* 4. Stop accepting, give the answers in flight a moment to leave
      *    (bounded: a stuck client cannot hold the exit), then close. */
     if (s->unix_d) {
