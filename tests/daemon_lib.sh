@@ -1,9 +1,19 @@
 # Sourced by the tests that drive a real daemon (test_daemon.sh,
-# test_dashboard.sh, test_bench_client.sh, test_waterfall_live.sh), after
-# they set CUZK, W (work dir), D (daemon dir), SOCK and PID: the cleanup
-# trap (kill -9 of the daemon), die (the failure and the logs' tails),
-# check, api over the unix socket (body in $W/body, status in $CODE) and
-# daemon_start. Needs curl.
+# test_daemon_load.sh, test_dashboard.sh, test_bench_client.sh,
+# test_waterfall_live.sh), after they set CUZK and W (the work dir, made
+# afresh here): the daemon's dir D, its socket SOCK, PID and NFAIL; the
+# cleanup trap (kill -9 of the daemon), die (the failure and the logs'
+# tails), check, api over the unix socket (body in $W/body, status in
+# $CODE), body and field (of $W/body) and daemon_start. Skips (exit 77)
+# without curl.
+command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
+rm -rf "$W"
+mkdir -p "$W/d"
+W=$(cd "$W" && pwd)
+D=$W/d
+SOCK=$D/cuzk.sock
+PID=
+NFAIL=0
 cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; }
 trap cleanup EXIT
 die() {
@@ -25,6 +35,9 @@ api() {
     CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 --unix-socket "$SOCK" \
         -X "$m" "$@" "http://cuzk$p")
 }
+body() { cat "$W/body"; }
+# A JSON field of the (compact, flat-enough) body: a number or a string.
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
 # daemon_start: `cuzk serve` with $D/cuzk.conf in $D (output in $D/log),
 # its pid in PID, waited for until it answers GET /v1/status on the socket.
 daemon_start() {

@@ -15,18 +15,9 @@ CUZK=$1
 B=$2
 W=$3
 DATA=$(cd "$(dirname "$0")/data" && pwd)
-rm -rf "$W"
-mkdir -p "$W/d"
-W=$(cd "$W" && pwd)
-D=$W/d
-SOCK=$D/cuzk.sock
-A=unix:$SOCK
-PID=
-
-command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 command -v python3 >/dev/null || { echo "skipped: python3 is missing"; exit 77; }
-
 . "$(dirname "$0")/daemon_lib.sh"
+A=unix:$SOCK
 # run ARGS...: cuzk-bench with stdout in $W/out, stderr in $W/err, exit in $RC
 run() { "$B" "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 # py EXPR: python3 evaluates EXPR with j = the JSON of $W/out; true if truthy

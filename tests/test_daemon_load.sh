@@ -17,20 +17,7 @@ set -u
 CUZK=$1
 DATA=$(cd "$2" && pwd)
 W=$3
-rm -rf "$W"
-mkdir -p "$W"
-W=$(cd "$W" && pwd)
-D=$W/d
-mkdir -p "$D"
-SOCK=$D/cuzk.sock
-PID=
-NFAIL=0
-
-command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
-
 . "$(dirname "$0")/daemon_lib.sh"
-body() { cat "$W/body"; }
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
 # quick METHOD PATH [curl args]: api with a 5 s limit: "at once"
 quick() {
     local m=$1 p=$2

@@ -14,19 +14,9 @@
 set -u
 CUZK=$1
 W=$2
-rm -rf "$W"
-mkdir -p "$W"
-W=$(cd "$W" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-D=$W/d
-mkdir -p "$D"
-SOCK=$D/cuzk.sock
-PID=
-
-command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
     { echo "skipped: no chromium"; exit 77; }
-
 . "$(dirname "$0")/daemon_lib.sh"
 # tcp METHOD PATH [curl args...] over TCP with the token.
 tcp() {
@@ -35,7 +25,6 @@ tcp() {
     CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 120 \
         -H "Authorization: Bearer $TOKEN" -X "$m" "$@" "http://$TCP$p")
 }
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
 
 # browse OUT URL [chromium args...]: the page after ~4 s of its (virtual)
 # time, i.e. after several of its 1 s updates. A fresh profile each time:

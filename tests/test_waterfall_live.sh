@@ -12,17 +12,9 @@ set -u
 CUZK=$1
 B=$2
 W=$3
-rm -rf "$W"
-mkdir -p "$W/d"
-W=$(cd "$W" && pwd)
-D=$W/d
-SOCK=$D/cuzk.sock
-A=unix:$SOCK
-PID=
 . "$(dirname "$0")/wf_json.sh"
-
-command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 . "$(dirname "$0")/daemon_lib.sh"
+A=unix:$SOCK
 check_num() { # FILE PATH EXPECTED
     local got
     got=$(jget "$1" "$2")

@@ -68,6 +68,21 @@ static cuzk_status wc_grow(cuzk_witness_compact *wc, size_t need)
     return CUZK_OK;
 }
 
+/* The two passes of a fill over wc's words: classify (bitmaps, counts),
+ * the counts to offsets, vals grown once, gather. */
+static cuzk_status wc_fill(cuzk_witness_compact *wc, unsigned nthreads, cuzk_range_fn classify,
+                           cuzk_range_fn gather, void *ctx)
+{
+    size_t nw = wc_words(wc->n);
+    wc->n_other = 0;
+    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, classify, ctx);
+    size_t n_other = wc_offsets(wc->off, nw);
+    if (wc_grow(wc, n_other) != CUZK_OK) return CUZK_ERR_NO_MEMORY;
+    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, gather, ctx);
+    wc->n_other = n_other;
+    return CUZK_OK;
+}
+
 /* ------------------------------------------------------- from dense -- */
 
 typedef struct {
@@ -92,15 +107,8 @@ cuzk_status cuzk_wc_from_dense(cuzk_witness_compact *wc, const cuzk_fr *w, size_
                                unsigned nthreads)
 {
     if (!wc || !wc->bits || wc->n != n || (!w && n)) return CUZK_ERR_INVALID_ARGUMENT;
-    size_t nw = wc_words(n);
     dense_job j = {wc, w};
-    wc->n_other = 0;
-    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, dense_classify, &j);
-    size_t n_other = wc_offsets(wc->off, nw);
-    if (wc_grow(wc, n_other) != CUZK_OK) return CUZK_ERR_NO_MEMORY;
-    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, dense_gather, &j);
-    wc->n_other = n_other;
-    return CUZK_OK;
+    return wc_fill(wc, nthreads, dense_classify, dense_gather, &j);
 }
 
 /* ---------------------------------------------------------- from cs -- */
@@ -189,15 +197,9 @@ cuzk_status cuzk_wc_from_cs(cuzk_witness_compact *wc, const cuzk_cs *cs, unsigne
     if (!wc || !wc->bits || !cs) return CUZK_ERR_INVALID_ARGUMENT;
     cs_job j = {wc, {0}};
     cuzk_cs_witness_view(cs, &j.v);
-    size_t n = (size_t)j.v.n_inputs + j.v.n_aux, nw = wc_words(n);
-    if (wc->n != n || j.v.n_bits + j.v.n_fields != j.v.n_aux) return CUZK_ERR_INVALID_ARGUMENT;
-    wc->n_other = 0;
-    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, cs_classify, &j);
-    size_t n_other = wc_offsets(wc->off, nw);
-    if (wc_grow(wc, n_other) != CUZK_OK) return CUZK_ERR_NO_MEMORY;
-    cuzk_parallel_for(nw, WC_MIN_WORDS, nthreads, cs_gather, &j);
-    wc->n_other = n_other;
-    return CUZK_OK;
+    if (wc->n != (size_t)j.v.n_inputs + j.v.n_aux || j.v.n_bits + j.v.n_fields != j.v.n_aux)
+        return CUZK_ERR_INVALID_ARGUMENT;
+    return wc_fill(wc, nthreads, cs_classify, cs_gather, &j);
 }
 
 /* ----------------------------------------------------------- expand -- */

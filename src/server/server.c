@@ -323,6 +323,29 @@ static int finished(cuzk_job_state s)
     return s == CUZK_JOB_DONE || s == CUZK_JOB_FAILED || s == CUZK_JOB_CANCELED;
 }
 
+/* Suspends r among the waiters (the waker looks at it again when something
+ * ends and at its deadline; fresh: once at once, in case what it waits for
+ * ended between the caller's look and now). Under mu, as the waker resumes
+ * under mu, so it never resumes a connection not yet suspended. Returns 0
+ * (nothing done) when the server is stopping: then answer now. */
+static int suspend_waiter(req *r)
+{
+    cuzk_server *s = r->srv;
+    pthread_mutex_lock(&s->mu);
+    if (atomic_load(&s->stopping)) {
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
+    r->fresh = 1;
+    r->next = s->waiters;
+    s->waiters = r;
+    s->n_waiters++;
+    MHD_suspend_connection(r->conn);
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return 1;
+}
+
 /* Answers the awaited job r->job now, or suspends r until it finishes or
  * its deadline passes (then libmicrohttpd calls the handler again and we
  * come back here). */
@@ -334,22 +357,9 @@ static enum MHD_Result answer_or_wait(req *r)
     if (cuzk_engine_job(s->engine, r->job, &in, err) != CUZK_OK)
         return reply_err(r, MHD_HTTP_NOT_FOUND, "no job %llu", (unsigned long long)r->job);
     int done = finished(in.state);
-    if (!done && r->has_deadline && mono_ms() < r->deadline_ms) {
-        pthread_mutex_lock(&s->mu);
-        if (!atomic_load(&s->stopping)) {
-            /* Suspended under mu: the waker resumes under mu too, so it
-             * never resumes a connection not yet suspended. */
-            r->fresh = 1;
-            r->next = s->waiters;
-            s->waiters = r;
-            s->n_waiters++;
-            MHD_suspend_connection(r->conn);
-            pthread_cond_signal(&s->cv);
-            pthread_mutex_unlock(&s->mu);
-            cuzk_job_info_free(&in);
-            return MHD_YES;
-        }
-        pthread_mutex_unlock(&s->mu);
+    if (!done && r->has_deadline && mono_ms() < r->deadline_ms && suspend_waiter(r)) {
+        cuzk_job_info_free(&in);
+        return MHD_YES;
     }
     json_t *j = job_json(&in);
     unsigned code = MHD_HTTP_OK;
@@ -562,23 +572,8 @@ static enum MHD_Result circ_answer_or_wait(req *r)
     if (cuzk_engine_circuit(s->engine, r->circ, &d, NULL) != CUZK_OK)
         return reply_err(r, MHD_HTTP_NOT_FOUND, "no circuit \"%s\"", r->circ);
     int loading = d.state == CUZK_CIRCUIT_LOADING;
-    if (loading && r->has_deadline && mono_ms() < r->deadline_ms) {
-        pthread_mutex_lock(&s->mu);
-        if (!atomic_load(&s->stopping)) {
-            /* Under mu, as answer_or_wait: the loader and the waker resume
-             * under mu. fresh: the waker looks once, in case the load
-             * ended between our look and now. */
-            r->fresh = 1;
-            r->next = s->waiters;
-            s->waiters = r;
-            s->n_waiters++;
-            MHD_suspend_connection(r->conn);
-            pthread_cond_signal(&s->cv);
-            pthread_mutex_unlock(&s->mu);
-            return MHD_YES;
-        }
-        pthread_mutex_unlock(&s->mu);
-    }
+    if (loading && r->has_deadline && mono_ms() < r->deadline_ms && suspend_waiter(r))
+        return MHD_YES;
     if (!r->circ_post) return reply_json(r, MHD_HTTP_OK, circuit_json(s, &d, 1));
     /* The blocking form, stopped before the key was ready (the stop may
      * have cut a load from a pipe short: its error would mislead). */
