@@ -4,7 +4,7 @@
 # afresh here): the daemon's dir D, its socket SOCK, PID and NFAIL; the
 # cleanup trap (kill -9 of the daemon), die (the failure and the logs'
 # tails), check, api over the unix socket (body in $W/body, status in
-# $CODE), body and field (of $W/body) and daemon_start. Skips (exit 77)
+# $CODE), body and field (of $W/body), verify and daemon_start. Skips (exit 77)
 # without curl.
 command -v curl >/dev/null || { echo "skipped: curl is missing"; exit 77; }
 rm -rf "$W"
@@ -38,6 +38,20 @@ api() {
 body() { cat "$W/body"; }
 # A JSON field of the (compact, flat-enough) body: a number or a string.
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/body" | head -1; }
+# verify JOB CIRCUIT: the job's proof and public inputs against the
+# circuit's vk (all fetched from the daemon), by cuzk verify.
+verify() {
+    api GET "/v1/jobs/$1/proof"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/proof.json"
+    api GET "/v1/jobs/$1/public"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/public.json"
+    api GET "/v1/circuits/$2/vk"
+    [ "$CODE" = 200 ] || return 1
+    cp "$W/body" "$W/vk.json"
+    "$CUZK" verify --vk "$W/vk.json" --proof "$W/proof.json" --public "$W/public.json" >/dev/null
+}
 # daemon_start: `cuzk serve` with $D/cuzk.conf in $D (output in $D/log),
 # its pid in PID, waited for until it answers GET /v1/status on the socket.
 daemon_start() {

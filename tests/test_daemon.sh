@@ -70,18 +70,6 @@ check "GET /v1/circuits lists both with a vk" \
     grep -q '"name":"winning-32g".*"vk":{.*"name":"mul"' "$W/body"
 
 # ------------------------------------------------------- submit / await --
-verify() { # job circuit: fetch the proof, public inputs and vk; cuzk verify
-    api GET "/v1/jobs/$1/proof"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/proof.json"
-    api GET "/v1/jobs/$1/public"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/public.json"
-    api GET "/v1/circuits/$2/vk"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/vk.json"
-    "$CUZK" verify --vk "$W/vk.json" --proof "$W/proof.json" --public "$W/public.json" >/dev/null
-}
 api POST /v1/jobs -d '{"circuit": "winning-32g", "seed": 3, "priority": "high"}'
 check "POST /v1/jobs is 202" [ "$CODE" = 202 ]
 J1=$(field id)

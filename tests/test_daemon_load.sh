@@ -25,18 +25,6 @@ quick() {
     CODE=$(curl -s -o "$W/body" -w '%{http_code}' --max-time 5 --unix-socket "$SOCK" \
         -X "$m" "$@" "http://cuzk$p")
 }
-verify() { # job circuit: the proof against the circuit's vk, by cuzk verify
-    api GET "/v1/jobs/$1/proof"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/proof.json"
-    api GET "/v1/jobs/$1/public"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/public.json"
-    api GET "/v1/circuits/$2/vk"
-    [ "$CODE" = 200 ] || return 1
-    cp "$W/body" "$W/vk.json"
-    "$CUZK" verify --vk "$W/vk.json" --proof "$W/proof.json" --public "$W/public.json" >/dev/null
-}
 
 cat >"$D/cuzk.conf" <<EOF
 [circuit mul]
