@@ -283,8 +283,10 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
  * butterflies with a twiddle are i = 1, 2, 3 (stage 0) and 2, 3 (stage 1),
  * so these put 1, 3, 4 of its 5 multiplications on the FP64 pipe (20, 60,
  * 80%), the nearest to the nominal 25, 50, 75% that a fixed set reaches;
- * other rounds get exactly F64 / 4. Only the 8-element kernels (UB = 3)
- * have FP64 instances: the 4-element ones are at their 64-register cap. */
+ * other rounds get nearly F64 / 4 (their few twiddle-1 skips fall more on
+ * low i). Over a whole transform: 24, 52, 76% (docs/perf.md, "FP64 share").
+ * Only the 8-element kernels (UB = 3) have FP64 instances: the 4-element
+ * ones are at their 64-register cap. */
 template <int F64>
 FF_INLINE constexpr uint32_t ntt_f64_mask()
 {

@@ -3,18 +3,22 @@
  * (cuzk_ntt_*, src/poly/ntt.c), bit for bit. Each kernel launch of
  * src/gpu/ntt.cu is replaced by a loop over its blocks; within a block every
  * phase runs for all threads in turn before the next phase starts (the
- * kernel's barriers), with a host array as the shared memory. Both kernel
- * variants (8 and 4 elements per thread, the elems_per_thread option of
- * cuzk_gpu_ntt_domain_create_ex), so it checks the
- * index logic of both on machines without a GPU; test_gpu_ntt checks the
- * real kernels on a GPU.
+ * kernel's barriers), with a host array as the shared memory. Every kernel
+ * variant (8 and 4 elements per thread, and the 8-element kernels with 1 .. 4
+ * quarters of their multiplications on the FP64 path of ff_fp64.cuh: the
+ * elems_per_thread and fp64_share options of cuzk_gpu_ntt_domain_create_ex),
+ * so it checks the index logic and the FP64 path on machines without a GPU
+ * (the host's fma() in round-toward-zero mode stands for the device's
+ * __fma_rz, as in test_gpu_ff64_emu); test_gpu_ntt checks the real kernels
+ * on a GPU.
  *
  * Checked: every size 2^1 .. 2^14 and 2^16 with every valid split (forced
  * ones through ntt_tables_layout's force_k1; the planned one at 2^15 and
  * 2^16), both conventions, all four transforms; 2^20 (7, 6, 7), and the
  * forced splits (8, 1, 8) at 2^17, (9, 1, 9) at 2^19 and (10, 1, 10) at 2^21
  * (the column tile of 2^27) with fewer transforms (CUZK_TEST_QUICK=1: up to
- * 2^12 only). Random inputs with zeros
+ * 2^12 only); the integer variants everywhere, the FP64 shares all four up
+ * to 2^12 and one per domain beyond (see main). Random inputs with zeros
  * and r - 1 mixed in. Also, per block and phase, from a hook on every
  * shared-memory access: every slot is in the tile and read / written at most
  * once (exactly once when the whole tile is in use), a round that is not the
