@@ -169,9 +169,13 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     cudaError_t e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr),
                                     cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    /* Only this variant's kernels (with lazy module loading, the others are
+     * then never loaded). */
     for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
-        e = cudaFuncSetAttribute(ntt_kernels[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)NTT_SMEM_MAX);
+        if (ntt_kernels[i].ub == ub && ntt_kernels[i].f64 == (int)fp64_share)
+            e = cudaFuncSetAttribute(ntt_kernels[i].fn,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)NTT_SMEM_MAX);
     free(host);
     if (e != cudaSuccess) {
         st = cuzk_gpu_fail(err, e, "ntt_domain_create");
