@@ -132,11 +132,16 @@ float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
  * elems_per_thread: the pass kernels' variant: 8 (the default, also for 0):
  * radix-8 rounds, 256 threads per block; 4: radix-4 rounds, 512 threads per
  * block (fewer registers per thread, twice the warps per SM; measured 1-3%
- * slower on the H200, docs/perf.md). Both give the same results; any other
- * value is CUZK_ERR_INVALID_ARGUMENT. */
+ * slower on the H200, docs/perf.md). fp64_share: of every 4 Fr
+ * multiplications of the pass kernels, how many run on the FP64 pipe
+ * (src/gpu/ff_fp64.cuh) instead of the integer one, 0 (the default) .. 4;
+ * above 0 only with 8 elements per thread (docs/perf.md, "GPU NTT", "FP64
+ * share"). All give the same results; any other value is
+ * CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                           unsigned log_n, cuzk_roots roots, unsigned k1,
-                                          unsigned elems_per_thread, char *err);
+                                          unsigned elems_per_thread, unsigned fp64_share,
+                                          char *err);
 
 /* a is a HOST array of n elements, copied through the pool (n * 32 bytes
  * must be free there, else CUZK_ERR_NO_MEMORY), transformed on stream 0 and
@@ -156,6 +161,8 @@ cuzk_status cuzk_gpu_ntt_time(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_kind ki
 typedef struct {
     int k1, k2;              /* digits: log_n = k1 + k2 + k1 (0, 0 for n <= 4) */
     int elems_per_thread;    /* the pass kernels' variant: 8 or 4 (0 for n <= 4) */
+    int fp64_share;          /*   and of every 4 multiplications, those on the FP64
+                                  pipe (0 .. 4; 0 for n <= 4) */
     int regs, local_bytes;   /* the pass kernel's registers and spills per thread */
     unsigned threads[3];     /* per pass: threads per block */
     size_t smem[3];          /*   dynamic shared memory per block */

@@ -18,29 +18,30 @@ extern "C" {
 
 /* One pass (ntt.cuh): load, rounds, store; one instantiation per pass kind
  * (KIND: NTT_COL or NTT_MID, FL: NTT_F_* flags) and variant (2^UB elements
- * per thread), so each kernel holds only its own phases. 2048-element tiles,
- * 64 KiB of dynamic shared memory, two blocks per SM asked for: UB = 3, 256
- * threads (register cap 128: 8 elements of 8 limbs per thread plus a
- * multiplication's temporaries); UB = 2, 512 threads (cap 64: 4 elements). */
-template <int KIND, int FL, int UB>
+ * per thread; F64 of every 4 multiplications on the FP64 pipe), so each
+ * kernel holds only its own phases. 2048-element tiles, 64 KiB of dynamic
+ * shared memory, two blocks per SM asked for: UB = 3, 256 threads (register
+ * cap 128: 8 elements of 8 limbs per thread plus a multiplication's
+ * temporaries); UB = 2, 512 threads (cap 64: 4 elements). */
+template <int KIND, int FL, int UB, int F64>
 __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     ntt_pass_kernel(const NttPass p, uint4 *data)
 {
     extern __shared__ uint32_t ntt_sm[];
     const NttBlock B = ntt_block<KIND>(p, blockIdx.x);
     ntt_load_phase<KIND, UB>(p, B, threadIdx.x, data, ntt_sm);
-    if (FL & NTT_F_PRE) ntt_pre_phase<UB>(p, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64>(p, B, threadIdx.x, ntt_sm);
     __syncthreads();
     NttRegs<UB> R;
 #pragma unroll 1
     for (int q = 0; q < p.nrounds; q++) {
-        ntt_round_compute<KIND, UB>(p, q, B, threadIdx.x, ntt_sm, R);
+        ntt_round_compute<KIND, UB, F64>(p, q, B, threadIdx.x, ntt_sm, R);
         /* The last round writes to other threads' slots. */
         if (q == p.nrounds - 1) __syncthreads();
         ntt_round_write<KIND, UB>(p, q, B, R, ntt_sm);
         __syncthreads();
     }
-    ntt_store_phase<KIND, FL, UB>(p, B, threadIdx.x, data, ntt_sm);
+    ntt_store_phase<KIND, FL, UB, F64>(p, B, threadIdx.x, data, ntt_sm);
 }
 
 typedef void (*NttKernel)(const NttPass, uint4 *);
@@ -48,26 +49,29 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
 /* The instantiations the transforms use, for each variant: pass 1
  * (twiddles; coset forward adds the shift), pass 2, pass 3 (coset inverse
  * adds the shift). */
-#define NTT_KERNELS_OF(UB)                                                                    \
-    {NTT_COL, NTT_F_TW, UB, ntt_pass_kernel<NTT_COL, NTT_F_TW, UB>},                          \
-    {NTT_COL, NTT_F_TW | NTT_F_PRE, UB, ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE, UB>},  \
-    {NTT_MID, NTT_F_TWD, UB, ntt_pass_kernel<NTT_MID, NTT_F_TWD, UB>},                        \
-    {NTT_COL, 0, UB, ntt_pass_kernel<NTT_COL, 0, UB>},                                        \
-    {NTT_COL, NTT_F_POST, UB, ntt_pass_kernel<NTT_COL, NTT_F_POST, UB>}
+#define NTT_KERNELS_OF(UB, F64)                                                              \
+    {NTT_COL, NTT_F_TW, UB, F64, ntt_pass_kernel<NTT_COL, NTT_F_TW, UB, F64>},               \
+    {NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64,                                                 \
+     ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64>},                               \
+    {NTT_MID, NTT_F_TWD, UB, F64, ntt_pass_kernel<NTT_MID, NTT_F_TWD, UB, F64>},             \
+    {NTT_COL, 0, UB, F64, ntt_pass_kernel<NTT_COL, 0, UB, F64>},                             \
+    {NTT_COL, NTT_F_POST, UB, F64, ntt_pass_kernel<NTT_COL, NTT_F_POST, UB, F64>}
 static const struct {
-    int kind, fl, ub;
+    int kind, fl, ub, f64;
     NttKernel fn;
-} ntt_kernels[] = {NTT_KERNELS_OF(3), NTT_KERNELS_OF(2)};
+} ntt_kernels[] = {NTT_KERNELS_OF(3, 0), NTT_KERNELS_OF(2, 0), NTT_KERNELS_OF(3, 1),
+                   NTT_KERNELS_OF(3, 2), NTT_KERNELS_OF(3, 3), NTT_KERNELS_OF(3, 4)};
 #undef NTT_KERNELS_OF
 enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
 
-/* The kernel of pass p (NULL: no instantiation for its flags). */
-static NttKernel ntt_kernel_for(const NttPass &p)
+/* The kernel of pass p with FP64 share f64 (NULL: no instantiation). */
+static NttKernel ntt_kernel_for(const NttPass &p, int f64)
 {
     int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_d ? NTT_F_TWD : 0) |
              (p.post_lo ? NTT_F_POST : 0);
     for (int i = 0; i < NTT_NKERNELS; i++)
-        if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl && ntt_kernels[i].ub == p.ub)
+        if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl &&
+            ntt_kernels[i].ub == p.ub && ntt_kernels[i].f64 == f64)
             return ntt_kernels[i].fn;
     return NULL;
 }
@@ -88,6 +92,7 @@ struct cuzk_gpu_ntt_domain {
     unsigned log_n;
     cuzk_roots roots;
     int ub;                 /* log2 of elements per thread of the pass kernels */
+    int f64;                /* of every 4 multiplications, f64 on the FP64 pipe */
     NttTables t;
     uint4 *tab;             /* device: t.total elements, from the pool, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
@@ -108,7 +113,7 @@ static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
 
 static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, unsigned log_n,
                                  cuzk_roots roots, unsigned k1, unsigned elems_per_thread,
-                                 char *err)
+                                 unsigned fp64_share, char *err)
 {
     gpu_err_clear(err);
     if (!out) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ntt_domain_create: NULL d");
@@ -126,6 +131,10 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
                              "ntt_domain_create: %u elements per thread (4 or 8)",
                              elems_per_thread);
+    if (fp64_share > 4 || (fp64_share && ub != 3))
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                             "ntt_domain_create: FP64 share %u/4 (0 .. 4, and above 0 only with "
+                             "8 elements per thread)", fp64_share);
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
@@ -147,6 +156,7 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     d->log_n = log_n;
     d->roots = roots;
     d->ub = ub;
+    d->f64 = (int)fp64_share;
     d->t = t;
 
     st = gpu_pool_alloc(ctx, &d->tab, t.total * sizeof(cuzk_fr), "ntt_domain_create", err);
@@ -159,9 +169,13 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     cudaError_t e = cudaMemcpyAsync(d->tab, host, t.total * sizeof(cuzk_fr),
                                     cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    /* Only this variant's kernels (with lazy module loading, the others are
+     * then never loaded). */
     for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
-        e = cudaFuncSetAttribute(ntt_kernels[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)NTT_SMEM_MAX);
+        if (ntt_kernels[i].ub == ub && ntt_kernels[i].f64 == (int)fp64_share)
+            e = cudaFuncSetAttribute(ntt_kernels[i].fn,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)NTT_SMEM_MAX);
     free(host);
     if (e != cudaSuccess) {
         st = cuzk_gpu_fail(err, e, "ntt_domain_create");
@@ -171,7 +185,7 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     if (log_n >= 3) {
         for (int kind = 0; kind < 4; kind++) {
             ntt_plan_passes(d->pass[kind], t, d->tab, kind, ub);
-            for (int i = 0; i < 3; i++) d->fn[kind][i] = ntt_kernel_for(d->pass[kind][i]);
+            for (int i = 0; i < 3; i++) d->fn[kind][i] = ntt_kernel_for(d->pass[kind][i], d->f64);
         }
         for (int i = 0; i < 3; i++) d->blocks[i] = ntt_plan_blocks(d->pass[0][i], (int)log_n);
     }
@@ -182,15 +196,15 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
 extern "C" cuzk_status cuzk_gpu_ntt_domain_create(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                                   unsigned log_n, cuzk_roots roots, char *err)
 {
-    return domain_create(d, ctx, log_n, roots, 0, 0, err);
+    return domain_create(d, ctx, log_n, roots, 0, 0, 0, err);
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                                      unsigned log_n, cuzk_roots roots,
                                                      unsigned k1, unsigned elems_per_thread,
-                                                     char *err)
+                                                     unsigned fp64_share, char *err)
 {
-    return domain_create(d, ctx, log_n, roots, k1, elems_per_thread, err);
+    return domain_create(d, ctx, log_n, roots, k1, elems_per_thread, fp64_share, err);
 }
 
 extern "C" void cuzk_gpu_ntt_domain_destroy(cuzk_gpu_ntt_domain *d)
@@ -334,6 +348,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     info->table_bytes = d->t.total * sizeof(cuzk_fr);
     if (d->log_n < 3) return CUZK_OK;
     info->elems_per_thread = 1 << d->ub;
+    info->fp64_share = d->f64;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));

@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "gpu/ff.cuh"
+#include "gpu/ff_fp64.cuh"
 
 #if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
 #define NTT_LDG(p) (*(p))
@@ -88,7 +89,9 @@ enum { NTT_MAX_ROUNDS = 5 };        /* k <= 10: 1 + 3 + 3 + 3 (UB 3), 2 x 5 (UB 
  * include/cuzk/gpu.h): a thread holds 2^UB elements, UB = 3 (8 elements,
  * radix-8 rounds, 256 threads per 2048-element tile) or UB = 2 (4 elements,
  * radix-4 rounds, 512 threads: half the registers per thread, so twice the
- * warps per SM). The index logic below is written for any UB. */
+ * warps per SM). The index logic below is written for any UB. The 8-element
+ * kernels also come with part of their multiplications on the FP64 pipe
+ * (F64 quarters, CUZK_NTT_FP64; ntt_f64_mask below). */
 
 /* One round: the thread's 2^UB elements are u = 0..2^UB - 1; u bit m is tile
  * t bit gamma + m (gamma < 0: the low -gamma bits of u are group bits, used
@@ -262,6 +265,55 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
     ff_mul<NttF>(f, u, v);
 }
 
+/* ---------------------------------------------- the two multipliers -- */
+/* The FP64 share (template parameter F64 of the phases and the kernel, 0 ..
+ * 4): of every 4 multiplications, F64 go through ff64_mul (ff_fp64.cuh: the
+ * partial products on the FP64 FMA pipe, which the integer NTT leaves idle)
+ * and the rest through ff_mul (the IMAD pipe); both give the same bits, so
+ * the share changes only which pipe does the work. Chosen by position, never
+ * by data, so a warp never diverges on it:
+ *  - a round's body (the 2^(UB-1) = 4 butterflies of one stage): butterfly i
+ *    is on the FP64 pipe iff bit i of ntt_f64_mask<F64>, so every stage of
+ *    every thread issues both kinds side by side (independent, so the
+ *    scheduler can feed both pipes from one warp);
+ *  - the load-side coset shift and the store phase (one element per
+ *    iteration, one or two multiplications each): element j's are on the
+ *    FP64 pipe iff bit (j mod 4) of the mask.
+ * The masks: 1 {1}, 2 {1, 2}, 3 {0, 2, 3}. In a last radix-8 round the
+ * butterflies with a twiddle are i = 1, 2, 3 (stage 0) and 2, 3 (stage 1),
+ * so these put 1, 3, 4 of its 5 multiplications on the FP64 pipe (20, 60,
+ * 80%), the nearest to the nominal 25, 50, 75% that a fixed set reaches;
+ * other rounds get nearly F64 / 4 (their few twiddle-1 skips fall more on
+ * low i). Over a whole transform: 24, 52, 76% (docs/perf.md, "FP64 share").
+ * Only the 8-element kernels (UB = 3) have FP64 instances: the 4-element
+ * ones are at their 64-register cap. */
+template <int F64>
+FF_INLINE constexpr uint32_t ntt_f64_mask()
+{
+    static_assert(F64 >= 0 && F64 <= 4, "FP64 share in quarters");
+    return F64 == 0 ? 0u : F64 == 1 ? 0x2u : F64 == 2 ? 0x6u : F64 == 3 ? 0xdu : 0xfu;
+}
+
+/* r = a b (Montgomery) on the FP64 pipe (FP64 true) or the IMAD pipe. */
+template <bool FP64>
+FF_INLINE void ntt_mul(uint32_t r[8], const uint32_t a[8], const uint32_t b[8])
+{
+    if constexpr (FP64) ff64_mul<Ff64Of<NttF>::P>(r, a, b);
+    else ff_mul<NttF>(r, a, b);
+}
+
+/* r = a b for element j of a thread's 2^UB in the coset and store phases
+ * (j is the same in every lane: a uniform branch, none for F64 = 0 or 4). */
+template <int F64>
+FF_INLINE void ntt_mul_elem(int j, uint32_t r[8], const uint32_t a[8], const uint32_t b[8])
+{
+    constexpr uint32_t m = ntt_f64_mask<F64>();
+    if constexpr (m == 0) ntt_mul<false>(r, a, b);
+    else if constexpr (m == 0xf) ntt_mul<true>(r, a, b);
+    else if ((m >> (j & 3)) & 1) ntt_mul<true>(r, a, b);
+    else ntt_mul<false>(r, a, b);
+}
+
 /* DIF butterfly: (x, y) <- (x + y, (x - y) w). One multiplication. */
 FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
 {
@@ -320,7 +372,7 @@ FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
  * own slots (so no barrier in between): x *= g^pos, the factor formed from
  * the two-level table (2 multiplications per element). Rolled; the table
  * entries of element j + 1 are fetched before element j is multiplied. */
-template <int UB>
+template <int UB, int F64>
 FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
@@ -332,13 +384,13 @@ FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, 
 #pragma unroll 1
     for (int j = 0; j < NE; j++) {
         uint32_t a = tid + j * nthr, x[8], f[8];
-        ff_mul<NttF>(f, u, v);
+        ntt_mul_elem<F64>(j, f, u, v);
         if (j < NE - 1) {
             uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
             ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
         }
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-        ff_mul<NttF>(x, x, f);
+        ntt_mul_elem<F64>(j, x, x, f);
         ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), x);
     }
 }
@@ -351,11 +403,12 @@ FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, 
  * u whose bit (b - s) mod UB is bit b of v, so the next stage's pairs are
  * again (i, i + 2^(UB-1)), on u bit UB - 1 - s. Register indices stay
  * compile-time constants; the round's end maps v back to u when it writes. */
-template <int KIND, int UB>
+template <int KIND, int UB, int F64>
 FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
                                  const uint32_t *sm, NttRegs<UB> &R)
 {
     constexpr int NE = 1 << UB, NH = NE / 2;
+    static_assert(F64 == 0 || UB == 3, "FP64 shares: 8-element kernels only");
     const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
     const int eg = gamma < 0 ? -gamma : 0;  /* low u bits that are group bits */
     const int gp = gamma < 0 ? 0 : gamma;   /* t bit of the first u bit above them */
@@ -404,7 +457,12 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
             ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
             ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
             ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
-            if (j) ff_mul<NttF>(d, d, w);
+            /* i is a constant once unrolled: each butterfly has one pipe */
+            if ((ntt_f64_mask<F64>() >> i) & 1) {
+                if (j) ntt_mul<true>(d, d, w);
+            } else if (j) {
+                ntt_mul<false>(d, d, w);
+            }
 #pragma unroll
             for (int l = 0; l < 8; l++) y[2 * i + 1][l] = d[l];
         }
@@ -443,7 +501,7 @@ FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
  * load phase. Without multiplications: unrolled. With them: rolled, the
  * table entries of element j + 1 fetched before element j is multiplied. */
-template <int KIND, int FL, int UB>
+template <int KIND, int FL, int UB, int F64>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
@@ -486,7 +544,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
 #pragma unroll
             for (int l = 0; l < 8; l++) f[l] = u[l];
         } else {
-            ff_mul<NttF>(f, u, v);
+            ntt_mul_elem<F64>(j, f, u, v);
         }
         if (j < NE - 1) {
             uint32_t an = a + nthr, xn, tn = an >> p.gb;
@@ -498,7 +556,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         }
         if (!act) continue;
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-        ff_mul<NttF>(x, x, f);
+        ntt_mul_elem<F64>(j, x, x, f);
         ff_store<NttF>(data + 2 * (size_t)pos, x);
     }
 }

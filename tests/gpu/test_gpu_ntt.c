@@ -6,6 +6,8 @@
  * digit splits with the column passes that the automatic plan uses only at
  * 2^26 .. 2^28 (9 and 10 bits) at 2^19 and 2^21; edge inputs (one 1 among
  * zeros, all r - 1); round trips at sizes not compared otherwise; misuse.
+ * Then the other pass-kernel variants (4 elements per thread; the FP64
+ * shares 1 .. 4 of the 8-element kernels) at a few sizes each.
  * Exit 77 (ctest: skipped) without a GPU. CUZK_TEST_QUICK=1 (for
  * compute-sanitizer) stops at 2^12. */
 #include <stdio.h>
@@ -20,8 +22,9 @@
 #define NAME "test_gpu_ntt"
 
 static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
-/* The pass kernels' variant of test_size's domains: 0 (the default, 8) or 4. */
-static unsigned ept;
+/* The pass kernels' variant of test_size's domains: elements per thread 0
+ * (the default, 8) or 4, and the FP64 share 0 (the default) .. 4. */
+static unsigned ept, f64;
 
 static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
@@ -84,9 +87,9 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
     size_t n = (size_t)1 << log_n;
     cuzk_gpu_ntt_domain *gd = NULL;
     cuzk_ntt_domain *cd = NULL;
-    cuzk_status st = k1 || ept
-                         ? cuzk_gpu_ntt_domain_create_ex(&gd, ctx, log_n, roots, k1, ept, gerr)
-                        : cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr);
+    cuzk_status st = k1 || ept || f64
+                         ? cuzk_gpu_ntt_domain_create_ex(&gd, ctx, log_n, roots, k1, ept, f64, gerr)
+                         : cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr);
     CHECK_MSG(st == CUZK_OK, "gpu domain 2^%u k1 %u: %s (%s)", log_n, k1, cuzk_strerror(st),
               gerr);
     CHECK(cuzk_ntt_domain_create(&cd, log_n, roots, 0) == CUZK_OK);
@@ -99,10 +102,13 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
             ok &= compare_one(gd, cd, kind, in, n, k1 ? "forced split" : "random");
         }
         cuzk_gpu_ntt_info info;
-        if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3)
-            printf("%s: 2^%-2u %-10s split (%d, %d, %d): %s\n", NAME, log_n,
-                   roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
-                   info.k1, ok ? "ok" : "MISMATCH");
+        if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3) {
+            CHECK(info.fp64_share == (int)f64 && info.elems_per_thread == (ept ? (int)ept : 8));
+            printf("%s: 2^%-2u %-10s split (%d, %d, %d), %d elements per thread, FP64 %d/4: %s\n",
+                   NAME, log_n, roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1,
+                   info.k2, info.k1, info.elems_per_thread, info.fp64_share,
+                   ok ? "ok" : "MISMATCH");
+        }
     }
     free(in);
     cuzk_ntt_domain_destroy(cd);
@@ -174,20 +180,29 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_ntt_domain_create(NULL, ctx, 10, CUZK_ROOTS_SNARKJS, NULL) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    /* The variant is 8 or 4 elements per thread. */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 2, gerr) ==
+    /* The variant is 8 or 4 elements per thread; the FP64 share 0 .. 4, and
+     * above 0 only with 8. */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 2, 0, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 5, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "FP64 share"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 2, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
     /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 1, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 1, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    /* k1 = 0 and elems_per_thread = 0: the defaults */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, gerr) ==
+    /* k1 = 0, elems_per_thread = 0 and fp64_share = 0: the defaults */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, gerr) ==
           CUZK_OK);
+    cuzk_gpu_ntt_info di;
+    memset(&di, 0xff, sizeof di);
+    CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 8 &&
+          di.fp64_share == 0);
     cuzk_gpu_ntt_domain_destroy(gd);
     gd = NULL;
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, 0, gerr) ==
           CUZK_OK);
     cuzk_fr x[4096];
     memset(x, 0, sizeof x);
@@ -261,6 +276,20 @@ int main(void)
         test_size(ctx, 21, CUZK_ROOTS_BELLPERSON, 0);
     }
     ept = 0;
+    /* The FP64 shares (8 elements per thread): every size up to 2^12, then
+     * the tile shapes of 2^24 .. 2^28 (middle passes of 7 and 8 bits at 2^21
+     * and 2^22, column passes of 9 and 10 bits by forced splits). */
+    for (f64 = 1; f64 <= 4; f64++) {
+        const cuzk_roots r = conv[f64 % 2];
+        for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, r, 0);
+        if (quick) continue;
+        test_size(ctx, 16, r, 0);
+        test_size(ctx, 21, r, 0);
+        test_size(ctx, 22, r, 0);
+        test_size(ctx, 19, r, 9);
+        test_size(ctx, 21, r, 10);
+    }
+    f64 = 0;
     test_misuse(ctx);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);

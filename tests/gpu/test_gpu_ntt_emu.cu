@@ -3,18 +3,22 @@
  * (cuzk_ntt_*, src/poly/ntt.c), bit for bit. Each kernel launch of
  * src/gpu/ntt.cu is replaced by a loop over its blocks; within a block every
  * phase runs for all threads in turn before the next phase starts (the
- * kernel's barriers), with a host array as the shared memory. Both kernel
- * variants (8 and 4 elements per thread, the elems_per_thread option of
- * cuzk_gpu_ntt_domain_create_ex), so it checks the
- * index logic of both on machines without a GPU; test_gpu_ntt checks the
- * real kernels on a GPU.
+ * kernel's barriers), with a host array as the shared memory. Every kernel
+ * variant (8 and 4 elements per thread, and the 8-element kernels with 1 .. 4
+ * quarters of their multiplications on the FP64 path of ff_fp64.cuh: the
+ * elems_per_thread and fp64_share options of cuzk_gpu_ntt_domain_create_ex),
+ * so it checks the index logic and the FP64 path on machines without a GPU
+ * (the host's fma() in round-toward-zero mode stands for the device's
+ * __fma_rz, as in test_gpu_ff64_emu); test_gpu_ntt checks the real kernels
+ * on a GPU.
  *
  * Checked: every size 2^1 .. 2^14 and 2^16 with every valid split (forced
  * ones through ntt_tables_layout's force_k1; the planned one at 2^15 and
  * 2^16), both conventions, all four transforms; 2^20 (7, 6, 7), and the
  * forced splits (8, 1, 8) at 2^17, (9, 1, 9) at 2^19 and (10, 1, 10) at 2^21
  * (the column tile of 2^27) with fewer transforms (CUZK_TEST_QUICK=1: up to
- * 2^12 only). Random inputs with zeros
+ * 2^12 only); the integer variants everywhere, the FP64 shares all four up
+ * to 2^12 and one per domain beyond (see main). Random inputs with zeros
  * and r - 1 mixed in. Also, per block and phase, from a hook on every
  * shared-memory access: every slot is in the tile and read / written at most
  * once (exactly once when the whole tile is in use), a round that is not the
@@ -24,6 +28,7 @@
  * Seeded: replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 
+#include <fenv.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -142,8 +147,8 @@ static std::vector<uint32_t> thread_slots(uint32_t t, int write)
 
 /* ------------------------------------------------ the emulated launch -- */
 
-/* One launch of ntt_pass_kernel<KIND, FL, UB> (ntt.cu) over data. */
-template <int KIND, int FL, int UB>
+/* One launch of ntt_pass_kernel<KIND, FL, UB, F64> (ntt.cu) over data. */
+template <int KIND, int FL, int UB, int F64>
 static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
 {
     const uint32_t T = 1u << p.tbits, nthr = T >> UB;
@@ -167,7 +172,7 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
             for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 1);
             phase_begin(nthr);
             for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                ntt_pre_phase<UB>(p, B, emu_tid, sm.data());
+                ntt_pre_phase<UB, F64>(p, B, emu_tid, sm.data());
             phase_end(p, PH_PRE, nthr, used, used);
             for (uint32_t t = 0; t < nthr; t++)
                 phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
@@ -176,7 +181,7 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
             const bool last = q == p.nrounds - 1;
             phase_begin(nthr);
             for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                ntt_round_compute<KIND, UB>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
+                ntt_round_compute<KIND, UB, F64>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
             phase_end(p, PH_RREAD, nthr, rused, 0);
             for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 0);
             phase_begin(nthr);
@@ -188,31 +193,55 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
         }
         phase_begin(nthr);
         for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-            ntt_store_phase<KIND, FL, UB>(p, B, emu_tid, data, sm.data());
+            ntt_store_phase<KIND, FL, UB, F64>(p, B, emu_tid, data, sm.data());
         phase_end(p, PH_STORE, nthr, used, 0);
     }
 }
 
 /* The kernel that ntt.cu's ntt_kernel_for picks for p. */
-template <int UB>
+template <int UB, int F64>
 static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
 {
     const int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) |
                    (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0);
     const size_t blocks = ntt_plan_blocks(p, L);
-    if (p.kind == NTT_COL && fl == NTT_F_TW) emu_pass<NTT_COL, NTT_F_TW, UB>(p, data, blocks);
+    if (p.kind == NTT_COL && fl == NTT_F_TW) emu_pass<NTT_COL, NTT_F_TW, UB, F64>(p, data, blocks);
     else if (p.kind == NTT_COL && fl == (NTT_F_TW | NTT_F_PRE))
-        emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE, UB>(p, data, blocks);
-    else if (p.kind == NTT_MID && fl == NTT_F_TWD) emu_pass<NTT_MID, NTT_F_TWD, UB>(p, data, blocks);
-    else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB>(p, data, blocks);
-    else if (p.kind == NTT_COL && fl == NTT_F_POST) emu_pass<NTT_COL, NTT_F_POST, UB>(p, data, blocks);
+        emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64>(p, data, blocks);
+    else if (p.kind == NTT_MID && fl == NTT_F_TWD)
+        emu_pass<NTT_MID, NTT_F_TWD, UB, F64>(p, data, blocks);
+    else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB, F64>(p, data, blocks);
+    else if (p.kind == NTT_COL && fl == NTT_F_POST)
+        emu_pass<NTT_COL, NTT_F_POST, UB, F64>(p, data, blocks);
     else return false;
     return true;
 }
 
+/* The kernel variants of ntt.cu: (log2 elements per thread, FP64 share in
+ * quarters). */
+struct Variant {
+    int ub, f64;
+};
+static const Variant VARIANTS[] = {{3, 0}, {2, 0}, {3, 1}, {3, 2}, {3, 3}, {3, 4}};
+enum { NVARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
+
+static bool emu_run_variant(const NttPass &p, uint4 *data, int L, int ub, int f64)
+{
+    if (ub == 2) return f64 == 0 && emu_run_pass<2, 0>(p, data, L);
+    switch (f64) {
+    case 0: return emu_run_pass<3, 0>(p, data, L);
+    case 1: return emu_run_pass<3, 1>(p, data, L);
+    case 2: return emu_run_pass<3, 2>(p, data, L);
+    case 3: return emu_run_pass<3, 3>(p, data, L);
+    case 4: return emu_run_pass<3, 4>(p, data, L);
+    default: return false;
+    }
+}
+
 /* Transform `kind` of a (2^L elements) as ntt.cu's run() does it, with
- * 2^ub elements per thread, from the host tables tab (layout t). */
-static void emu_ntt(cuzk_fr *a, const NttTables &t, const cuzk_fr *tab, int kind, int ub)
+ * 2^ub elements per thread and f64 quarters of the multiplications on the
+ * FP64 path, from the host tables tab (layout t). */
+static void emu_ntt(cuzk_fr *a, const NttTables &t, const cuzk_fr *tab, int kind, int ub, int f64)
 {
     const uint4 *T4 = (const uint4 *)tab;
     uint4 *data = (uint4 *)a;
@@ -230,7 +259,7 @@ static void emu_ntt(cuzk_fr *a, const NttTables &t, const cuzk_fr *tab, int kind
     for (int i = 0; i < 3; i++) {
         CHECK(ps[i].ub == ub && ps[i].nrounds >= 1 && ps[i].nrounds <= NTT_MAX_ROUNDS &&
               ps[i].tbits <= NTT_TILE_LOG && ps[i].tbits >= ub);
-        bool ok = ub == 3 ? emu_run_pass<3>(ps[i], data, L) : emu_run_pass<2>(ps[i], data, L);
+        bool ok = emu_run_variant(ps[i], data, L, ub, f64);
         CHECK_MSG(ok, "2^%d pass %d: no kernel for its flags", L, i);
     }
 }
@@ -269,10 +298,15 @@ static void rand_fr(cuzk_fr *x)
 
 static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
 static int sizes_run;
+static long variant_runs[NVARIANTS]; /* transforms compared, per variant */
+
+/* Variant masks for check(): bit v = VARIANTS[v]. */
+enum { V_INT = 0x3, V_ALL = (1 << NVARIANTS) - 1 };
+static unsigned v_f64(int share) { return 1u << (1 + share); } /* share 1 .. 4 */
 
 /* Transforms `kinds` (bit mask) of a random input of 2^L elements with
- * split k1 (0: planned), both variants, against the CPU. */
-static void check(int L, cuzk_roots roots, int k1, unsigned kinds)
+ * split k1 (0: planned), the kernel variants in vmask, against the CPU. */
+static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmask)
 {
     const size_t n = (size_t)1 << L;
     cuzk_ntt_domain *cd = NULL;
@@ -292,18 +326,22 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds)
         case 2: cuzk_ntt_coset_forward(cd, want.data()); break;
         default: cuzk_ntt_coset_inverse(cd, want.data()); break;
         }
-        for (int ub = 3; ub >= 2; ub--) {
+        for (int v = 0; v < NVARIANTS; v++) {
+            if (!(vmask >> v & 1)) continue;
+            const int ub = VARIANTS[v].ub, f64 = VARIANTS[v].f64;
             got = in;
-            emu_ntt(got.data(), t, tab.data(), kind, ub);
+            emu_ntt(got.data(), t, tab.data(), kind, ub, f64);
+            variant_runs[v]++;
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < n; i++)
                 if (memcmp(&got[i], &want[i], sizeof got[i])) {
                     if (!bad) first = i;
                     bad++;
                 }
-            CHECK_MSG(bad == 0, "2^%d %s split (%d, %d, %d) %s, %d elements per thread: %zu of %zu "
-                      "differ, the first at %zu", L, roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson",
-                      t.k1, t.k2, t.k1, kind_names[kind], 1 << ub, bad, n, first);
+            CHECK_MSG(bad == 0, "2^%d %s split (%d, %d, %d) %s, %d elements per thread, FP64 share "
+                      "%d/4: %zu of %zu differ, the first at %zu", L,
+                      roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", t.k1, t.k2, t.k1,
+                      kind_names[kind], 1 << ub, f64, bad, n, first);
         }
     }
     sizes_run++;
@@ -313,30 +351,44 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds)
 int main(void)
 {
     test_seed(NAME);
+    /* The FP64 path's products (ff_fp64.cuh) need the host's fma to round
+     * toward zero, as the device's __fma_rz does: (2^52 + 1)(2^52 - 1) =
+     * 2^104 - 1 rounds to 2^104 - 2^51 toward zero (to 2^104 to nearest).
+     * The CPU NTT and the index logic use no floating point that this
+     * changes (ntt_block's square root is corrected by integer steps). */
+    CHECK(fesetround(FE_TOWARDZERO) == 0);
+    CHECK(ff64_fma_rz(4503599627370497.0, 4503599627370495.0, 0.0) ==
+          20282409603651670423947251286016.0 - 2251799813685248.0);
     /* CUZK_TEST_QUICK=1: sizes up to 2^12 only (a few seconds) */
     const char *quick_env = getenv("CUZK_TEST_QUICK");
     const bool quick = quick_env && atoi(quick_env) != 0;
     const cuzk_roots both[2] = {CUZK_ROOTS_BELLPERSON, CUZK_ROOTS_SNARKJS};
+    /* The integer variants (8 and 4 elements per thread) everywhere; the
+     * FP64 shares (8 elements, 1 .. 4 quarters on the FP64 path) all four at
+     * every planned size up to 2^12, elsewhere one share per domain in turn
+     * (all four would double the run time; the shares differ only in which
+     * butterflies and elements take the FP64 path, see ntt_f64_mask). */
     for (int ri = 0; ri < 2; ri++) {
         /* every size up to 2^14 with every split, 2^15 and 2^16 planned */
         for (int L = 1; L <= (quick ? 12 : 16); L++) {
-            check(L, both[ri], 0, 15);
+            check(L, both[ri], 0, 15, L <= 12 ? (unsigned)V_ALL : V_INT | v_f64(1 + (L + ri) % 4));
             if (L > 14) continue;
             for (int k1 = 1; k1 <= 10; k1++) {
                 int pk1, pk2;
                 if (!ntt_split_ok(L, k1) || (ntt_plan_digits(L, &pk1, &pk2) && pk1 == k1))
                     continue;
-                check(L, both[ri], k1, 15);
+                check(L, both[ri], k1, 15, V_INT | v_f64(1 + (L + k1 + ri) % 4));
             }
         }
     }
     /* the large column tiles (k1 = 8, 9, 10) and a planned large size */
     if (!quick) {
-        check(17, CUZK_ROOTS_BELLPERSON, 8, 1 << 2);
-        check(19, CUZK_ROOTS_SNARKJS, 9, 1 << 3);
-        check(20, CUZK_ROOTS_BELLPERSON, 0, 1 << 0);
-        check(20, CUZK_ROOTS_SNARKJS, 0, 1 << 1);
-        check(21, CUZK_ROOTS_BELLPERSON, 10, 1 << 0);
+        /* (the middle tile of 2^20, k2 = 6, has FP64 checks at 2^14) */
+        check(17, CUZK_ROOTS_BELLPERSON, 8, 1 << 2, V_INT | v_f64(1));
+        check(19, CUZK_ROOTS_SNARKJS, 9, 1 << 3, V_INT | v_f64(3));
+        check(20, CUZK_ROOTS_BELLPERSON, 0, 1 << 0, V_INT);
+        check(20, CUZK_ROOTS_SNARKJS, 0, 1 << 1, V_INT);
+        check(21, CUZK_ROOTS_BELLPERSON, 10, 1 << 0, V_INT | v_f64(2));
     }
     CHECK_MSG(emu_bad_access == 0, "%ld shared-memory accesses out of the tile", emu_bad_access);
     CHECK_MSG(phase_bad == 0, "%ld phase ownership violations", phase_bad);
@@ -353,5 +405,9 @@ int main(void)
                (double)e.second.second / (double)e.second.first);
     }
     if (quiet) printf("  none\n");
+    printf("%s: transforms compared per variant:", NAME);
+    for (int v = 0; v < NVARIANTS; v++)
+        printf(" %d elements/FP64 %d/4: %ld%s", 1 << VARIANTS[v].ub, VARIANTS[v].f64,
+               variant_runs[v], v + 1 < NVARIANTS ? "," : "\n");
     return test_done(NAME);
 }

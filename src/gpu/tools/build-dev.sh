@@ -15,4 +15,5 @@ CF="-O3 -Wall -Wextra -Werror -std=gnu11 -Iinclude -Isrc -Itests -Ibench"
 L="build-dev/libcuzk_gpu.a $LIB -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -lm -lpthread -ldl -lrt"
 gcc $CF tests/gpu/test_gpu_ff.c $L -o build-dev/test_gpu_ff
 gcc $CF tests/gpu/test_gpu_ff64.c $L -o build-dev/test_gpu_ff64
+gcc $CF tests/gpu/test_gpu_ntt.c $L -o build-dev/test_gpu_ntt
 gcc $CF -DCUZK_HAVE_GPU=1 bench/*.c $L -o build-dev/cuzk-bench
