@@ -257,13 +257,23 @@ __global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_
 /* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
 static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
 
-template <class F>
-__global__ void __launch_bounds__(MSM_AFF_BLOCK)
+/* M: the products of each addition on the FP64 pipe (msm_aff_fp64_mask;
+ * 0: none, the default). ptxas (sm_90), G1: M = 0 124 registers, 4 blocks
+ * per SM; shares 1-2 164, shares 3-4 168 registers (the FP64 product's 16
+ * column pairs of doubles), so 3 blocks, no spills. Capped at 128 registers
+ * (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to 160
+ * (share 3) bytes; which is faster is for the H200 to say (docs/perf.md,
+ * "FP64 share of the batch-affine accumulation"). */
+#ifndef MSM_AFF_FP64_BLOCKS
+#define MSM_AFF_FP64_BLOCKS 1
+#endif
+template <class F, unsigned M = 0>
+__global__ void __launch_bounds__(MSM_AFF_BLOCK, M ? MSM_AFF_FP64_BLOCKS : 1)
     msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
+    msm_aff_accumulate_thread<F, MSM_AFF_K, M>(a, t);
 }
 
 template <class F>
@@ -421,7 +431,29 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     a.tpieces = x.pieces;
     size_t nthreads = (msm_aff_streams(x.m) + MSM_AFF_K - 1) / MSM_AFF_K;
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
-    msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    /* The FP64 share: a kernel per share, for fields that have the route
+     * (G1; plan creation refuses a share on others). */
+    unsigned share = 0;
+    if constexpr (msm_aff_field<F>::fp64) share = p->fp64_share;
+    switch (share) {
+    case 0:
+        msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+        break;
+#define MSM_AFF_FP64_CASE(k)                                                                  \
+    case k:                                                                                   \
+        if constexpr (msm_aff_field<F>::fp64)                                                 \
+            msm_aff_accumulate_kernel<F, msm_aff_fp64_mask(k)><<<nb, MSM_AFF_BLOCK, 0, s>>>(  \
+                a, nthreads);                                                                 \
+        break;
+    MSM_AFF_FP64_CASE(1)
+    MSM_AFF_FP64_CASE(2)
+    MSM_AFF_FP64_CASE(3)
+    MSM_AFF_FP64_CASE(4)
+#undef MSM_AFF_FP64_CASE
+    default:
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: fp64 share %u", share);
+    }
+    static_assert(CUZK_GPU_MSM_FP64_MAX == 4, "a kernel for every share");
     CUZK_CUDA_TRY_LAUNCH(err);
     msm_aff_merge_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
     CUZK_CUDA_TRY_LAUNCH(err);
