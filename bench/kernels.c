@@ -26,9 +26,9 @@
  * (cuzk_gpu_g1_msm_var, cuzk_gpu_g2_msm_var, or with --bits the 0/1-scalar sums
  * cuzk_gpu_g*_msm_bits on a random bitmap of density 1/2; src/gpu/msm.cu);
  * --affine switches the plans to batch-affine bucket accumulation
- * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh); with it, G1 only,
- * --msm-fp64 0,3 gives each size (and plan kind) one row per listed FP64
- * share (cuzk_gpu_msm_opts.fp64_share: that many of the 6 Fp products of an
+ * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh); with it, --msm-fp64
+ * 0,3 gives each size (and plan kind) one row per listed FP64 share
+ * (cuzk_gpu_msm_opts.fp64_share: that many of the 6 field products of an
  * affine addition on the FP64 pipe; 0 = integer only), in the list's order
  * (repeat shares, e.g. 0,3,0,3, to alternate them).
  * For each size 2^s: points P_j = B + j S generated on the device (random B,
@@ -517,8 +517,8 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
     }
     unsigned shares[16] = {0}, ns = 1;
     if (fp64_list) {
-        if (!mode.affine || mode.g2) {
-            fprintf(stderr, "--msm-fp64: for G1 batch-affine plans (--affine, not --g2)\n");
+        if (!mode.affine) {
+            fprintf(stderr, "--msm-fp64: for batch-affine plans (--affine)\n");
             return 2;
         }
         ns = 0;
@@ -1050,8 +1050,8 @@ static void usage(FILE *f)
             "  R default 5; C forces the window size; --precompute adds a precomputed\n"
             "  plan's row after each plain one; --affine: batch-affine bucket\n"
             "  accumulation; --bits-table: plans with subset sums of 4 points;\n"
-            "  --msm-fp64 0,3: with --affine, G1, a row per listed FP64 share, 0..4, of\n"
-            "  the accumulation's Fp products).\n"
+            "  --msm-fp64 0,3: with --affine, a row per listed FP64 share, 0..4, of the\n"
+            "  accumulation's field products).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
             "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"

@@ -223,12 +223,13 @@ typedef struct {
                                 Plain plans only (not PRECOMPUTE). */
     unsigned fp64_share;   /* 0: every Fp multiplication on the integer
                               pipe (the default). 1..CUZK_GPU_MSM_FP64_MAX:
-                              that many of the 6 Fp products of each affine
-                              addition run on the FP64 pipe instead
-                              (src/gpu/ff_fp64.cuh; same results, bit for
-                              bit), so both multipliers work. G1
-                              batch-affine plans only; not yet measured
-                              (docs/perf.md, "FP64 share of the
+                              that many of the 6 field products of each
+                              affine addition run on the FP64 pipe instead
+                              (src/gpu/ff_fp64.cuh; G2: 2 of the 3 Fp
+                              products of each such Fp2 product; same
+                              results, bit for bit), so both multipliers
+                              work. Batch-affine plans only; not yet
+                              measured (docs/perf.md, "FP64 share of the
                               batch-affine accumulation"). */
 } cuzk_gpu_msm_opts;
 

@@ -138,9 +138,9 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     if (o->fp64_share > CUZK_GPU_MSM_FP64_MAX)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: fp64 share %u (at most %u)",
                              o->fp64_share, CUZK_GPU_MSM_FP64_MAX);
-    if (o->fp64_share && (o->group != CUZK_GPU_G1 || o->acc == CUZK_GPU_MSM_XYZZ))
+    if (o->fp64_share && o->acc == CUZK_GPU_MSM_XYZZ)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
-                             "msm plan: an fp64 share is for G1 batch-affine plans only");
+                             "msm plan: an fp64 share is for batch-affine plans only");
     memset(L, 0, sizeof *L);
     unsigned flags = o->flags, c = o->c;
     int pre = (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;

@@ -275,10 +275,34 @@ struct msm_aff_field<EcFp> {
     }
 };
 
-/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2): one Fp inversion. */
+/* ec_fp2_mul (Karatsuba) with a0 b0 and a1 b1 on the FP64 pipe and the
+ * middle product (a0 + a1)(b0 + b1) on the integer pipe: the three are
+ * independent, so one thread feeds both pipes. A real call, as ec_fp2_mul
+ * (ec.cuh says why). */
+EC_NOINLINE ec_fp2_e msm_fp2_mul64(ec_fp2_e a, ec_fp2_e b)
+{
+    EcFp::E t0, t1, s, t;
+    ec_fp2_e r;
+    msm_aff_field<EcFp>::mul64(t0, a.c0, b.c0);
+    msm_aff_field<EcFp>::mul64(t1, a.c1, b.c1);
+    EcFp::add(s, a.c0, a.c1);
+    EcFp::add(t, b.c0, b.c1);
+    EcFp::mul(s, s, t);
+    EcFp::sub(r.c0, t0, t1);
+    EcFp::sub(s, s, t0);
+    EcFp::sub(r.c1, s, t1);
+    return r;
+}
+
+/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2): one Fp inversion. mul64:
+ * 2 of the 3 Fp products on the FP64 pipe (msm_fp2_mul64). */
 template <>
 struct msm_aff_field<EcFp2> {
-    static constexpr bool fp64 = false;
+    static constexpr bool fp64 = true;
+    static FF_INLINE void mul64(EcFp2::E &r, const EcFp2::E &a, const EcFp2::E &b)
+    {
+        r = msm_fp2_mul64(a, b);
+    }
     static FF_INLINE void inv(EcFp2::E &r, const EcFp2::E &a)
     {
         EcFp::E n, t;
@@ -304,15 +328,17 @@ struct msm_aff_field<EcFp2> {
  *                                          against 588 for ff_mul)
  *   5  y3 = (x1 - x3) * lam
  * Bit i of a mask M sends product i to the FP64 pipe (msm_aff_field::mul64:
- * ff64_mul_fc, bit for bit ff_mul, docs/perf.md "FP64 field multiplication")
- * instead of the integer multiplier. Per product on an SM (per thread, in
- * clocks of one SM: IMAD slots / 64, FP64 instructions / 58.9): ff_mul 9.2
- * IMAD; ff64_mul_fc 8.6 FP64 + 0.5 IMAD (its quotient digits). So 3 of the 6
- * on FP64 balance the two pipes; the shares (cuzk_gpu_msm_opts.fp64_share)
- * take them in this order: 2 first (it runs beside 1 in the same thread),
- * then 0, 5, 3. The squaring stays on the integer pipe (cheaper there, and
- * ff64's squaring sums its columns as integers: ALU-heavy). The inversion
- * (integer safegcd) and the rare doubling's squaring are unchanged. */
+ * ff64_mul_fc, bit for bit ff_mul, docs/perf.md "FP64 field multiplication";
+ * G2: msm_fp2_mul64, 2 of the Fp2 product's 3 Fp products) instead of the
+ * integer multiplier. Per Fp product on an SM (per thread, in clocks of one
+ * SM: IMAD slots / 64, FP64 instructions / 58.9): ff_mul 9.2 IMAD;
+ * ff64_mul_fc 8.7 FP64 + 0.5 IMAD (its quotient digits). So 3 of G1's 6 on
+ * FP64 balance the two pipes (G2: 4 of its 6 Fp2 products, 8 of 17 Fp); the
+ * shares (cuzk_gpu_msm_opts.fp64_share) take them in this order: 2 first
+ * (it runs beside 1 in the same thread), then 0, 5, 3. The squaring stays
+ * on the integer pipe (cheaper there, and ff64's squaring sums its columns
+ * as integers: ALU-heavy). The inversion (integer safegcd) and the rare
+ * doubling's squaring are unchanged. */
 static FF_INLINE constexpr unsigned msm_aff_fp64_mask(unsigned share)
 {
     return share == 0 ? 0u : share == 1 ? 0x04u : share == 2 ? 0x05u

@@ -431,8 +431,8 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     a.tpieces = x.pieces;
     size_t nthreads = (msm_aff_streams(x.m) + MSM_AFF_K - 1) / MSM_AFF_K;
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
-    /* The FP64 share: a kernel per share, for fields that have the route
-     * (G1; plan creation refuses a share on others). */
+    /* The FP64 share: a kernel per share (0 on XYZZ plans, which do not
+     * come here). */
     unsigned share = 0;
     if constexpr (msm_aff_field<F>::fp64) share = p->fp64_share;
     switch (share) {

@@ -29,10 +29,11 @@
  * below the rest is refused by the finish).
  * test_window_batches runs them on plain plans whose windows are sorted in
  * batches (cuzk_gpu_msm_opts.window_batches).
- * test_fp64 runs the G1 MSM checks (sizes, windows, edge cases, sparse,
+ * test_fp64 runs the MSM checks (sizes, windows, edge cases, sparse,
  * device-generated points) on batch-affine plans, plain and precomputed,
  * with every FP64 share (cuzk_gpu_msm_opts.fp64_share: part of the Fp
- * products on the FP64 pipe), and the options it refuses.
+ * products on the FP64 pipe; G1 all of them, G2 the most and least), and
+ * the options it refuses.
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -73,15 +74,14 @@ static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
 static cuzk_gpu_msm_scratch *shared;
 /* The window batches of every plan the checks make (0: all at once). */
 static unsigned win_batches;
-/* The FP64 share of every G1 plan the checks make (G2 plans: 0). */
+/* The FP64 share of every plan the checks make. */
 static unsigned fp64_share;
 
 /* The options of the checks' plans: group, window c, plan_flags, acc_mode,
  * shared, win_batches, fp64_share. */
 static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 {
-    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared, win_batches,
-                           grp == CUZK_GPU_G1 ? fp64_share : 0};
+    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared, win_batches, fp64_share};
     return o;
 }
 
@@ -861,11 +861,12 @@ static void test_window_batches(int quick)
     printf("  window batches: done (%d failures so far)\n", test_failures);
 }
 
-/* The FP64 shares (cuzk_gpu_msm_opts.fp64_share) of the G1 batch-affine
- * accumulation: the G1 checks with each share, on plain and precomputed
- * plans; the options refused. */
+/* The FP64 shares (cuzk_gpu_msm_opts.fp64_share) of the batch-affine
+ * accumulation: the checks with each share (G2: shares 1 and 4), on plain
+ * and precomputed plans; the options refused. */
 static void test_fp64(int quick)
 {
+    const grp *groups[2] = {&G1, &G2};
     acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
     win_batches = 0;
     for (unsigned sh = 1; sh <= CUZK_GPU_MSM_FP64_MAX; sh++) {
@@ -873,11 +874,15 @@ static void test_fp64(int quick)
         printf("  fp64 share %u:\n", sh);
         for (int pre = 0; pre < 2; pre++) {
             plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
-            test_sizes(&G1, quick);
-            if (sh == 3 || quick) test_windows(&G1, quick);
-            test_edges(&G1, quick);
-            test_sparse(&G1, quick);
-            test_seq(&G1, quick);
+            for (int gi = 0; gi < 2; gi++) {
+                const grp *g = groups[gi];
+                if (g == &G2 && sh != 1 && sh != CUZK_GPU_MSM_FP64_MAX) continue;
+                test_sizes(g, quick);
+                if (sh == 3 || sh == CUZK_GPU_MSM_FP64_MAX || quick) test_windows(g, quick);
+                test_edges(g, quick);
+                test_sparse(g, quick);
+                test_seq(g, quick);
+            }
         }
     }
     plan_flags = 0;
@@ -894,7 +899,7 @@ static void test_fp64(int quick)
     if (plan) compare(&G1, plan, p, k, 40, "fp64 share, default accumulation");
     cuzk_gpu_msm_plan_destroy(plan);
     plan = NULL;
-    /* Refused: a share above the largest, on XYZZ plans, on G2 plans. */
+    /* Refused: a share above the largest, on XYZZ plans (either group). */
     o.fp64_share = CUZK_GPU_MSM_FP64_MAX + 1;
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, p, 40, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
           strstr(gerr, "fp64"));
@@ -902,7 +907,6 @@ static void test_fp64(int quick)
     o.acc = CUZK_GPU_MSM_XYZZ;
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, p, 40, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
           strstr(gerr, "fp64"));
-    o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
     o.group = CUZK_GPU_G2;
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, q, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
           strstr(gerr, "fp64"));

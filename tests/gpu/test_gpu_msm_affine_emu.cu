@@ -16,12 +16,13 @@
  * scalars (one bucket per window doubles), one point repeated, P and -P with
  * equal scalars (buckets cancel to infinity mid-run), points at infinity,
  * equal scalars on distinct points (one bucket gets every entry: runs span
- * many streams and threads). The same for the FP64 share of the G1
- * batch-affine accumulation (cuzk_gpu_msm_opts.fp64_share: 1-4 of its 6 Fp
- * products through ff_fp64.cuh's ff64_mul_fc, emulated as in
- * test_gpu_ff64_emu: the host's fma() rounding toward zero, hence
- * -frounding-math), on the random inputs and every edge case, bit for bit
- * against the CPU MSM. Seeded: replay with CUZK_SEED=<n>. */
+ * many streams and threads). The same for the FP64 shares of the
+ * batch-affine accumulation (cuzk_gpu_msm_opts.fp64_share: 1-4 of its 6
+ * field products through ff_fp64.cuh's ff64_mul_fc, G2 through
+ * msm_fp2_mul64, emulated as in test_gpu_ff64_emu: the host's fma()
+ * rounding toward zero, hence -frounding-math), on the random inputs and
+ * every edge case, both groups, bit for bit against the CPU MSM. Seeded:
+ * replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 #include "gpu/msm.cuh"
 #include "gpu/msm_affine.cuh"
@@ -314,7 +315,7 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
 }
 
 /* The first 7 use the integer multiplication only; the rest the FP64
- * shares (G1 only), each share at the built K = 64 and stream length 32,
+ * shares, each share at the built K = 64 and stream length 32,
  * and some at shapes that put run boundaries on stream boundaries. */
 static const method METHODS[] = {{0, 0, 0},  {64, 32, 0}, {32, 32, 0}, {4, 3, 0}, {4, 1, 0},
                                  {1, 7, 0},  {64, 5, 0},  {64, 32, 1}, {64, 32, 2}, {64, 32, 3},
