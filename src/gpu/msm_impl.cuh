@@ -257,19 +257,31 @@ __global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_
 /* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
 static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
 
-/* M: the products of each addition on the FP64 pipe (msm_aff_fp64_mask;
- * 0: none, the default). ptxas (sm_90), G1: M = 0 124 registers, 4 blocks
- * per SM; shares 1-2 164, shares 3-4 168 registers (the FP64 product's 16
- * column pairs of doubles), so 3 blocks, no spills. Capped at 128 registers
- * (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to 160
- * (share 3) bytes; which is faster is for the H200 to say (docs/perf.md,
- * "FP64 share of the batch-affine accumulation"). */
-#ifndef MSM_AFF_FP64_BLOCKS
-#define MSM_AFF_FP64_BLOCKS 1
-#endif
-template <class F, unsigned M = 0>
-__global__ void __launch_bounds__(MSM_AFF_BLOCK, M ? MSM_AFF_FP64_BLOCKS : 1)
+template <class F>
+__global__ void __launch_bounds__(MSM_AFF_BLOCK)
     msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
+}
+
+/* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
+ * FP64 pipe. ptxas (sm_90, CUDA 13.0), G1: 124 registers without FP64
+ * products (4 blocks per SM); shares 1-2 164, shares 3-4 168 (the FP64
+ * product's 16 column pairs of doubles), so 3 blocks, no spills. Capped at
+ * 128 registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2)
+ * to 160 (share 3) bytes; which is faster is for the H200 to say
+ * (docs/perf.md, "FP64 share of the batch-affine accumulation"). A minimum
+ * of 1 block is not the same as none: ptxas then takes 198-206 registers
+ * (2 blocks), so without the define the bound names no minimum. */
+#ifdef MSM_AFF_FP64_BLOCKS
+#define MSM_AFF_FP64_BOUNDS __launch_bounds__(MSM_AFF_BLOCK, MSM_AFF_FP64_BLOCKS)
+#else
+#define MSM_AFF_FP64_BOUNDS __launch_bounds__(MSM_AFF_BLOCK)
+#endif
+template <class F, unsigned M>
+__global__ void MSM_AFF_FP64_BOUNDS msm_aff_accumulate64_kernel(msm_aff_args a, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
@@ -442,7 +454,7 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
 #define MSM_AFF_FP64_CASE(k)                                                                  \
     case k:                                                                                   \
         if constexpr (msm_aff_field<F>::fp64)                                                 \
-            msm_aff_accumulate_kernel<F, msm_aff_fp64_mask(k)><<<nb, MSM_AFF_BLOCK, 0, s>>>(  \
+            msm_aff_accumulate64_kernel<F, msm_aff_fp64_mask(k)><<<nb, MSM_AFF_BLOCK, 0, s>>>( \
                 a, nthreads);                                                                 \
         break;
     MSM_AFF_FP64_CASE(1)
