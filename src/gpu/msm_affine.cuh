@@ -316,7 +316,7 @@ struct msm_aff_field<EcFp2> {
     }
 };
 
-/* ------------------------------------------- the FP64 share (G1) --
+/* ------------------------------------------------ the FP64 share --
  *
  * An affine addition has 6 products (5M + 1S), numbered in program order:
  *   0  phase 1: prod = prod * den         (the running product: one serial
