@@ -269,12 +269,13 @@ __global__ void __launch_bounds__(MSM_AFF_BLOCK)
 /* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
  * FP64 pipe. ptxas (sm_90, CUDA 13.0), G1: 124 registers without FP64
  * products (4 blocks per SM); shares 1-2 164, shares 3-4 168 (the FP64
- * product's 16 column pairs of doubles), so 3 blocks, no spills. Capped at
- * 128 registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2)
- * to 160 (share 3) bytes; which is faster is for the H200 to say
- * (docs/perf.md, "FP64 share of the batch-affine accumulation"). A minimum
- * of 1 block is not the same as none: ptxas then takes 198-206 registers
- * (2 blocks), so without the define the bound names no minimum. */
+ * product's samples and column sums), so 3 blocks, no spills. Capped at 128
+ * registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to
+ * 160 (share 3) bytes; which is faster is for the H200 to say (docs/perf.md,
+ * "FP64 share of the batch-affine accumulation"). A minimum of 1 block is
+ * not the same as none: ptxas then takes 198-206 registers (2 blocks), so
+ * without the define the bound names no minimum. G2: 255 registers with or
+ * without, 104-300 bytes of spill stores (share 0: 96). */
 #ifdef MSM_AFF_FP64_BLOCKS
 #define MSM_AFF_FP64_BOUNDS __launch_bounds__(MSM_AFF_BLOCK, MSM_AFF_FP64_BLOCKS)
 #else
