@@ -26,7 +26,11 @@
  * (cuzk_gpu_g1_msm_var, cuzk_gpu_g2_msm_var, or with --bits the 0/1-scalar sums
  * cuzk_gpu_g*_msm_bits on a random bitmap of density 1/2; src/gpu/msm.cu);
  * --affine switches the plans to batch-affine bucket accumulation
- * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh).
+ * (cuzk_gpu_msm_opts.acc, src/gpu/msm_affine.cuh); with it, --msm-fp64
+ * 0,3 gives each size (and plan kind) one row per listed FP64 share
+ * (cuzk_gpu_msm_opts.fp64_share: that many of the 6 field products of an
+ * affine addition on the FP64 pipe; 0 = integer only), in the list's order
+ * (repeat shares, e.g. 0,3,0,3, to alternate them).
  * For each size 2^s: points P_j = B + j S generated on the device (random B,
  * S; resident), uniformly random scalars below r in pinned host memory, one
  * warm-up call checked against [sum k_j] B + [sum j k_j] S, then `reps`
@@ -494,9 +498,10 @@ static cuzk_status msm_call(msm_mode m, cuzk_gpu_msm_plan *plan,
                 : cuzk_gpu_g1_msm_var(got, plan, 0, k, n, gerr);
 }
 
-/* One row per size; returns 0 if every result was right. */
+/* One row per size (and plan kind, and FP64 share of fp64_list, a list
+ * like "0,2,3", or NULL: share 0); returns 0 if every result was right. */
 static int run_msm(int device, double peak, const char *list, unsigned reps, unsigned c_forced,
-                   msm_mode mode)
+                   msm_mode mode, const char *fp64_list)
 {
     unsigned lgs[16], nl = 0, lgmax = 0;
     for (const char *q = list; *q && nl < 16;) {
@@ -511,6 +516,26 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
     if (mode.bits && (mode.affine || mode.sparse)) {
         fprintf(stderr, "--msm: --affine and --sparse apply to scalars, not --bits\n");
         return 2;
+    }
+    unsigned shares[16] = {0}, ns = 1;
+    if (fp64_list) {
+        if (!mode.affine) {
+            fprintf(stderr, "--msm-fp64: for batch-affine plans (--affine)\n");
+            return 2;
+        }
+        ns = 0;
+        for (const char *q = fp64_list;;) {
+            char *end;
+            unsigned long v = strtoul(q, &end, 10);
+            if (end == q || v > CUZK_GPU_MSM_FP64_MAX || ns == 16 || (*end && *end != ',')) {
+                fprintf(stderr, "--msm-fp64: '%s' is not a list of at most 16 shares 0..%u\n",
+                        fp64_list, CUZK_GPU_MSM_FP64_MAX);
+                return 2;
+            }
+            shares[ns++] = (unsigned)v;
+            if (!*end) break;
+            q = end + 1;
+        }
     }
     cuzk_gpu_ctx *ctx = NULL;
     cuzk_status st = bench_ctx(&ctx, device, 0);
@@ -547,17 +572,19 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
            : mode.sparse ? "sparse scalars (1/2 ones, 1/4 zeros, 1/4 random < r)"
                          : "random scalars < r",
            (bench_now_ns() - t0) * 1e-9, reps);
-    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s %7s %7s  %s%s\n",
+    printf("%-5s %3s %4s %7s %7s | %8s %8s %8s | %6s %6s %6s %8s %6s | %7s %7s %7s %7s  %s%s%s\n",
            "n", "c", "win", "dev GB", "gen ms", "wall ms", "dev ms", "-upload", "upload", "digits",
            "sort", "accum", "reduce", "floor", "xfloor", "sppark", "target", "check",
-           mode.pre || mode.tab ? "     plan    tab ms" : "");
+           mode.pre || mode.tab ? "     plan    tab ms" : "", fp64_list ? "  fp64" : "");
     int rc = 0;
     float *stage = malloc((size_t)reps * 6 * sizeof *stage);
     double *wall = malloc((size_t)reps * sizeof *wall), *tmp = malloc((size_t)reps * sizeof *tmp);
-    /* --precompute: rows (size, plain) then (size, precomputed). */
+    /* --precompute: rows (size, plain) then (size, precomputed); each with
+     * every share of --msm-fp64. */
     unsigned nk = mode.pre ? 2 : 1;
-    for (unsigned it = 0; it < nl * nk && stage && wall && tmp; it++) {
-        unsigned li = it / nk, flags = it % nk ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+    for (unsigned it = 0; it < nl * nk * ns && stage && wall && tmp; it++) {
+        unsigned li = it / (nk * ns), flags = it / ns % nk ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+        unsigned share = shares[it % ns];
         if (mode.tab) flags |= CUZK_GPU_MSM_BITS_TABLE;
         size_t n = (size_t)1 << lgs[li];
         cuzk_g2_affine bs[2]; /* room for either group */
@@ -568,7 +595,8 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
         cuzk_gpu_msm_plan *plan = NULL;
         double tg = bench_now_ns();
         cuzk_gpu_msm_opts po = {mode.g2 ? CUZK_GPU_G2 : CUZK_GPU_G1, c_forced, flags,
-                                mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL, 0};
+                                mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL, 0,
+                                share};
         st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &po, n, b0, b1, gerr);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
@@ -653,11 +681,13 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
                      flags & CUZK_GPU_MSM_PRECOMPUTE ? (mode.tab ? "pre+tab" : "pre")
                                                      : (mode.tab ? "plain+tab" : "plain"),
                      cuzk_gpu_msm_plan_table_ms(plan));
+        char f64[16] = "";
+        if (fp64_list) snprintf(f64, sizeof f64, "  %4u", share);
         printf("2^%-3u %3u %4u %7.2f %7.0f | %8.2f %8.2f %8.2f | %6.2f %6.2f %6.2f %8.2f %6.2f |"
-               " %7.2f %6.2fx %7s %7s  %s%s\n",
+               " %7.2f %6.2fx %7s %7s  %s%s%s\n",
                lgs[li], c, (255 + c - 1) / c, cuzk_gpu_msm_plan_device_bytes(plan) / 1e9, tg, mw,
                med[0], dev_noup, med[1], med[2], med[3], med[4], med[5], fl, dev_noup / fl, sps,
-               tgs, ok ? "ok" : "MISMATCH", kind);
+               tgs, ok ? "ok" : "MISMATCH", kind, f64);
         fflush(stdout);
         if (!ok) rc = 1;
         cuzk_gpu_msm_plan_destroy(plan);
@@ -1027,7 +1057,9 @@ static void usage(FILE *f)
             "  with --sparse 1/2 ones, 1/4 zeros, 1/4 random through the sparse MSM;\n"
             "  R default 5; C forces the window size; --precompute adds a precomputed\n"
             "  plan's row after each plain one; --affine: batch-affine bucket\n"
-            "  accumulation; --bits-table: plans with subset sums of 4 points).\n"
+            "  accumulation; --bits-table: plans with subset sums of 4 points;\n"
+            "  --msm-fp64 0,3: with --affine, a row per listed FP64 share, 0..4, of the\n"
+            "  accumulation's field products).\n"
             "  --fixed 20,24 [--fixed-reps R] [--fixed-w W]: fixed-base multiplication rows\n"
             "  instead ([s_i] G, G1 and G2; R default 5; W the window, default 20).\n"
             "  NTT rows follow the field table: [--ntt | --no-ntt] [--ntt-sizes 20,24,26,27]\n"
@@ -1043,7 +1075,7 @@ int bench_kernels(int argc, char **argv)
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
     int sweep = 0, device = 0, calibrate = 0;
     int fp64_mode = 1; /* 0: no FP64 rows, 1: after the field table, 2: FP64 only */
-    const char *only = NULL, *msm = NULL, *fixed = NULL;
+    const char *only = NULL, *msm = NULL, *fixed = NULL, *msm_fp64 = NULL;
     unsigned msm_reps = 5, msm_c = 0, fixed_reps = 5, fixed_w = 0;
     msm_mode mmode = {0, 0, 0, 0, 0, 0};
     int ntt_mode = 1; /* 0: no NTT rows, 1: after the field table, 2: NTT only */
@@ -1066,6 +1098,7 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--msm")) { msm = v; i++; }
         else if (v && !strcmp(argv[i], "--msm-reps")) { msm_reps = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--msm-c")) { msm_c = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--msm-fp64")) { msm_fp64 = v; i++; }
         else if (v && !strcmp(argv[i], "--fixed")) { fixed = v; i++; }
         else if (v && !strcmp(argv[i], "--fixed-reps")) { fixed_reps = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--fixed-w")) { fixed_w = (unsigned)atoi(v); i++; }
@@ -1111,7 +1144,7 @@ int bench_kernels(int argc, char **argv)
     o.peak = (double)di.sm_count * 64 * di.clock_khz * 1e3;
     printf("cuzk-bench kernels: %s, cc %d.%d, %d SMs, %d MHz max\n", di.name, di.cc_major,
            di.cc_minor, di.sm_count, di.clock_khz / 1000);
-    if (msm) return run_msm(device, o.peak, msm, msm_reps, msm_c, mmode);
+    if (msm) return run_msm(device, o.peak, msm, msm_reps, msm_c, mmode, msm_fp64);
     if (fixed) return run_fixed(device, fixed, fixed_reps, fixed_w);
     if (ntt_mode == 2) return bench_ntt(device, &di, ntt_sizes, ntt_nsizes, ntt_reps, ntt_roots);
     printf("IMAD peak P = SMs x 64 x clock = %.2f T/s; mul peak = P / (Fr 136, Fp 300 IMAD)"

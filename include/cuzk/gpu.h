@@ -221,7 +221,20 @@ typedef struct {
                                 batch-affine pieces (22 W bytes a G1 point)
                                 shrink about k-fold, for k smaller sorts.
                                 Plain plans only (not PRECOMPUTE). */
+    unsigned fp64_share;   /* 0: every Fp multiplication on the integer
+                              pipe (the default). 1..CUZK_GPU_MSM_FP64_MAX:
+                              that many of the 6 field products of each
+                              affine addition run on the FP64 pipe instead
+                              (src/gpu/ff_fp64.cuh; G2: 2 of the 3 Fp
+                              products of each such Fp2 product; same
+                              results, bit for bit), so both multipliers
+                              work. Batch-affine plans only; not yet
+                              measured (docs/perf.md, "FP64 share of the
+                              batch-affine accumulation"). */
 } cuzk_gpu_msm_opts;
+
+/* The largest cuzk_gpu_msm_opts.fp64_share. */
+#define CUZK_GPU_MSM_FP64_MAX 4u
 
 /* *bytes = the scratch a plan with opts over n points uses (the same with
  * opts->scratch set or not); CUZK_ERR_INVALID_ARGUMENT for options that

@@ -115,6 +115,7 @@ typedef struct {
     cuzk_gpu_group group;
     unsigned flags;
     cuzk_gpu_msm_acc acc; /* never DEFAULT */
+    unsigned fp64_share;
     msm_geom g, rg;
     unsigned win_batch;   /* windows sorted at once */
     size_t n, m, nchunks_max, aff_bytes, xyzz_bytes, sort_tmp_bytes; /* m: entries of one sort */
@@ -134,6 +135,12 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     if ((unsigned)o->acc > (unsigned)CUZK_GPU_MSM_BATCH_AFFINE)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: accumulation %d",
                              (int)o->acc);
+    if (o->fp64_share > CUZK_GPU_MSM_FP64_MAX)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm plan: fp64 share %u (at most %u)",
+                             o->fp64_share, CUZK_GPU_MSM_FP64_MAX);
+    if (o->fp64_share && o->acc == CUZK_GPU_MSM_XYZZ)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                             "msm plan: an fp64 share is for batch-affine plans only");
     memset(L, 0, sizeof *L);
     unsigned flags = o->flags, c = o->c;
     int pre = (flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
@@ -168,6 +175,7 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     L->group = o->group;
     L->flags = flags;
     L->acc = o->acc == CUZK_GPU_MSM_XYZZ ? CUZK_GPU_MSM_XYZZ : CUZK_GPU_MSM_BATCH_AFFINE;
+    L->fp64_share = o->fp64_share;
     L->aff_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_affine) : sizeof(cuzk_g2_affine);
     L->xyzz_bytes = o->group == CUZK_GPU_G1 ? sizeof(cuzk_g1_xyzz) : sizeof(cuzk_g2_xyzz);
     L->n = n;
@@ -277,6 +285,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->ctx = ctx;
     p->group = L.group;
     p->acc = L.acc;
+    p->fp64_share = L.fp64_share;
     p->aff_bytes = L.aff_bytes;
     p->xyzz_bytes = L.xyzz_bytes;
     p->n = n;

@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "gpu/ec.cuh"
+#include "gpu/ff_fp64.cuh"
 #include "gpu/msm.cuh"
 
 /* ----------------------------------------------------- Fp inversion -- */
@@ -259,18 +260,49 @@ FF_INLINE int msm_fp_inv(uint32_t r[12], const uint32_t a[12])
     return b;
 }
 
-/* The inversion of each coordinate field. */
+/* The inversion of each coordinate field, and whether its multiplication
+ * has an FP64 route (fp64 true: mul64, bit for bit F::mul). */
 template <class F>
 struct msm_aff_field;
 
 template <>
 struct msm_aff_field<EcFp> {
+    static constexpr bool fp64 = true;
     static FF_INLINE void inv(EcFp::E &r, const EcFp::E &a) { (void)msm_fp_inv(r.l, a.l); }
+    static FF_INLINE void mul64(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
+    {
+        ff64_mul_fc_or<Ff64Of<FfFp>::P>(r.l, a.l, b.l);
+    }
 };
 
-/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2): one Fp inversion. */
+/* ec_fp2_mul (Karatsuba) with a0 b0 and a1 b1 on the FP64 pipe and the
+ * middle product (a0 + a1)(b0 + b1) on the integer pipe: the three are
+ * independent, so one thread feeds both pipes. A real call, as ec_fp2_mul
+ * (ec.cuh says why). */
+EC_NOINLINE ec_fp2_e msm_fp2_mul64(ec_fp2_e a, ec_fp2_e b)
+{
+    EcFp::E t0, t1, s, t;
+    ec_fp2_e r;
+    msm_aff_field<EcFp>::mul64(t0, a.c0, b.c0);
+    msm_aff_field<EcFp>::mul64(t1, a.c1, b.c1);
+    EcFp::add(s, a.c0, a.c1);
+    EcFp::add(t, b.c0, b.c1);
+    EcFp::mul(s, s, t);
+    EcFp::sub(r.c0, t0, t1);
+    EcFp::sub(s, s, t0);
+    EcFp::sub(r.c1, s, t1);
+    return r;
+}
+
+/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2): one Fp inversion. mul64:
+ * 2 of the 3 Fp products on the FP64 pipe (msm_fp2_mul64). */
 template <>
 struct msm_aff_field<EcFp2> {
+    static constexpr bool fp64 = true;
+    static FF_INLINE void mul64(EcFp2::E &r, const EcFp2::E &a, const EcFp2::E &b)
+    {
+        r = msm_fp2_mul64(a, b);
+    }
     static FF_INLINE void inv(EcFp2::E &r, const EcFp2::E &a)
     {
         EcFp::E n, t;
@@ -283,6 +315,50 @@ struct msm_aff_field<EcFp2> {
         EcFp::neg(r.c1, n);
     }
 };
+
+/* ------------------------------------------------ the FP64 share --
+ *
+ * An affine addition has 6 products (5M + 1S), numbered in program order:
+ *   0  phase 1: prod = prod * den         (the running product: one serial
+ *                                          chain through the thread's streams)
+ *   1  phase 2: w = inv * prefix          (1 / den)
+ *   2  phase 2: inv = inv * den           (independent of 1: both read inv)
+ *   3  lam = (y2 - y1) * w
+ *   4  lam^2                              (a squaring: ff_sqr, 471 IMAD slots
+ *                                          against 588 for ff_mul)
+ *   5  y3 = (x1 - x3) * lam
+ * Bit i of a mask M sends product i to the FP64 pipe (msm_aff_field::mul64:
+ * ff64_mul_fc, bit for bit ff_mul, docs/perf.md "FP64 field multiplication";
+ * G2: msm_fp2_mul64, 2 of the Fp2 product's 3 Fp products) instead of the
+ * integer multiplier. Per Fp product on an SM (per thread, in clocks of one
+ * SM: IMAD slots / 64, FP64 instructions / 58.9): ff_mul 9.2 IMAD;
+ * ff64_mul_fc 8.7 FP64 + 0.5 IMAD (its quotient digits). So 3 of G1's 6 on
+ * FP64 balance the two pipes (G2: 4 of its 6 Fp2 products, 8 of 17 Fp); the
+ * shares (cuzk_gpu_msm_opts.fp64_share) take them in this order: 2 first
+ * (it runs beside 1 in the same thread), then 0, 5, 3. The squaring stays
+ * on the integer pipe (cheaper there, and ff64's squaring sums its columns
+ * as integers: ALU-heavy). The inversion (integer safegcd) and the rare
+ * doubling's squaring are unchanged. */
+static FF_INLINE constexpr unsigned msm_aff_fp64_mask(unsigned share)
+{
+    return share == 0 ? 0u : share == 1 ? 0x04u : share == 2 ? 0x05u
+         : share == 3 ? 0x25u : 0x2du;
+}
+
+/* r = a * b (product number I of the addition; a squaring when I is 4, b = a)
+ * on the pipe that mask M gives it. r may alias a or b. */
+template <class F, unsigned M, int I>
+FF_INLINE void msm_aff_mul(typename F::E &r, const typename F::E &a, const typename F::E &b)
+{
+    if constexpr ((M >> I) & 1u) {
+        static_assert(msm_aff_field<F>::fp64, "no FP64 route for this field");
+        msm_aff_field<F>::mul64(r, a, b);
+    } else if constexpr (I == 4) {
+        F::sqr(r, a);
+    } else {
+        F::mul(r, a, b);
+    }
+}
 
 /* ------------------------------------------------- 3'. accumulate -- */
 
@@ -348,10 +424,11 @@ FF_INLINE void msm_aff_flush(const msm_aff_args &a, size_t g, uint32_t key,
  * peels each 1 / denominator off the inverse and finishes the addition.
  * The stream loops run in step across the warp's lanes (same s), so the
  * local-memory state is accessed coalesced. */
-template <class F, int K>
+template <class F, int K, unsigned M = 0>
 FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
 {
     static_assert(K >= 1 && K <= 64, "stream masks are 64-bit"); /* K = a.streams */
+    static_assert(M < 64, "6 products"); /* M: the FP64 mask (msm_aff_fp64_mask) */
     typedef typename F::E E;
     constexpr int U = F::U4;
     const size_t len = a.len, g0 = t * (size_t)K;
@@ -424,7 +501,7 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
                 dbl |= bit;
             }
             F::store(sp + s * U, prod);
-            F::mul(prod, prod, den);
+            msm_aff_mul<F, M, 0>(prod, prod, den);
             pv[s] = v;
             pend |= bit;
         }
@@ -440,22 +517,22 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
             F::load(y1, sy + s * U);
             msm_aff_load<F>(a, pv[s], px, py);
             F::load(w, sp + s * U);
-            F::mul(w, inv, w); /* 1 / den_s */
+            msm_aff_mul<F, M, 1>(w, inv, w); /* 1 / den_s */
             if (dbl & bit) F::dbl(t1, y1);
             else F::sub(t1, px, x1);
-            F::mul(inv, inv, t1); /* 1 / (den_0 ... den_(s-1)) */
+            msm_aff_mul<F, M, 2>(inv, inv, t1); /* 1 / (den_0 ... den_(s-1)) */
             if (dbl & bit) {
                 F::sqr(t1, x1);
                 ec_mul3<F>(t1, t1);
             } else {
                 F::sub(t1, py, y1);
             }
-            F::mul(lam, t1, w);
-            F::sqr(w, lam);
+            msm_aff_mul<F, M, 3>(lam, t1, w);
+            msm_aff_mul<F, M, 4>(w, lam, lam);
             F::sub(w, w, x1);
             F::sub(w, w, px); /* x3 = l^2 - x1 - x2 */
             F::sub(t1, x1, w);
-            F::mul(t1, t1, lam);
+            msm_aff_mul<F, M, 5>(t1, t1, lam);
             F::sub(t1, t1, y1); /* y3 = l (x1 - x3) - y1 */
             F::store(sx + s * U, w);
             F::store(sy + s * U, t1);

@@ -266,6 +266,29 @@ __global__ void __launch_bounds__(MSM_AFF_BLOCK)
     msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
 }
 
+/* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
+ * FP64 pipe. ptxas (sm_90, CUDA 13.0), G1: 124 registers without FP64
+ * products (4 blocks per SM); shares 1-2 164, shares 3-4 168 (the FP64
+ * product's samples and column sums), so 3 blocks, no spills. Capped at 128
+ * registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to
+ * 160 (share 3) bytes; which is faster is for the H200 to say (docs/perf.md,
+ * "FP64 share of the batch-affine accumulation"). A minimum of 1 block is
+ * not the same as none: ptxas then takes 198-206 registers (2 blocks), so
+ * without the define the bound names no minimum. G2: 255 registers with or
+ * without, 104-300 bytes of spill stores (share 0: 96). */
+#ifdef MSM_AFF_FP64_BLOCKS
+#define MSM_AFF_FP64_BOUNDS __launch_bounds__(MSM_AFF_BLOCK, MSM_AFF_FP64_BLOCKS)
+#else
+#define MSM_AFF_FP64_BOUNDS __launch_bounds__(MSM_AFF_BLOCK)
+#endif
+template <class F, unsigned M>
+__global__ void MSM_AFF_FP64_BOUNDS msm_aff_accumulate64_kernel(msm_aff_args a, size_t nthreads)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    msm_aff_accumulate_thread<F, MSM_AFF_K, M>(a, t);
+}
+
 template <class F>
 __global__ void msm_aff_merge_kernel(msm_aff_args a, size_t nthreads)
 {
@@ -421,7 +444,29 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     a.tpieces = x.pieces;
     size_t nthreads = (msm_aff_streams(x.m) + MSM_AFF_K - 1) / MSM_AFF_K;
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
-    msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+    /* The FP64 share: a kernel per share (0 on XYZZ plans, which do not
+     * come here). */
+    unsigned share = 0;
+    if constexpr (msm_aff_field<F>::fp64) share = p->fp64_share;
+    switch (share) {
+    case 0:
+        msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+        break;
+#define MSM_AFF_FP64_CASE(k)                                                                  \
+    case k:                                                                                   \
+        if constexpr (msm_aff_field<F>::fp64)                                                 \
+            msm_aff_accumulate64_kernel<F, msm_aff_fp64_mask(k)><<<nb, MSM_AFF_BLOCK, 0, s>>>( \
+                a, nthreads);                                                                 \
+        break;
+    MSM_AFF_FP64_CASE(1)
+    MSM_AFF_FP64_CASE(2)
+    MSM_AFF_FP64_CASE(3)
+    MSM_AFF_FP64_CASE(4)
+#undef MSM_AFF_FP64_CASE
+    default:
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm: fp64 share %u", share);
+    }
+    static_assert(CUZK_GPU_MSM_FP64_MAX == 4, "a kernel for every share");
     CUZK_CUDA_TRY_LAUNCH(err);
     msm_aff_merge_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
     CUZK_CUDA_TRY_LAUNCH(err);

@@ -65,6 +65,8 @@ struct cuzk_gpu_msm_plan {
     size_t n;              /* points */
     unsigned flags;        /* CUZK_GPU_MSM_PRECOMPUTE: points holds the table */
     cuzk_gpu_msm_acc acc;  /* XYZZ or BATCH_AFFINE (never DEFAULT) */
+    unsigned fp64_share;   /* batch-affine: products on the FP64 pipe
+                              (cuzk_gpu_msm_opts.fp64_share; 0 for XYZZ) */
     msm_geom g;
     msm_geom rg;           /* the reduction's windows: g, or a precomputed
                               plan's virtual windows (msm.cuh) */

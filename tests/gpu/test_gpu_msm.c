@@ -29,6 +29,11 @@
  * below the rest is refused by the finish).
  * test_window_batches runs them on plain plans whose windows are sorted in
  * batches (cuzk_gpu_msm_opts.window_batches).
+ * test_fp64 runs the MSM checks (sizes, windows, edge cases, sparse,
+ * device-generated points) on batch-affine plans, plain and precomputed,
+ * with every FP64 share (cuzk_gpu_msm_opts.fp64_share: part of the Fp
+ * products on the FP64 pipe; G1 all of them, G2 the most and least), and
+ * the options it refuses.
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -69,12 +74,14 @@ static cuzk_gpu_msm_acc acc_mode = CUZK_GPU_MSM_XYZZ;
 static cuzk_gpu_msm_scratch *shared;
 /* The window batches of every plan the checks make (0: all at once). */
 static unsigned win_batches;
+/* The FP64 share of every plan the checks make. */
+static unsigned fp64_share;
 
 /* The options of the checks' plans: group, window c, plan_flags, acc_mode,
- * shared. */
+ * shared, win_batches, fp64_share. */
 static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 {
-    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared, win_batches};
+    cuzk_gpu_msm_opts o = {grp, c, plan_flags, acc_mode, shared, win_batches, fp64_share};
     return o;
 }
 
@@ -82,7 +89,7 @@ static cuzk_gpu_msm_opts opts(cuzk_gpu_group grp, unsigned c)
 static cuzk_status plan_of(cuzk_gpu_msm_plan **pl, cuzk_gpu_group grp, const void *p, size_t n,
                            unsigned c, unsigned flags)
 {
-    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
+    cuzk_gpu_msm_opts o = {grp, c, flags, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 0};
     return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
 }
 
@@ -574,7 +581,7 @@ static void test_misuse(void)
     CHECK(plan_of(&plan, CUZK_GPU_G1, p, 4, 7, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, CUZK_GPU_G2, q, 4, 24, 0) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan_of(&plan, (cuzk_gpu_group)3, q, 4, 0, 0) == CUZK_ERR_INVALID_ARGUMENT);
-    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7, NULL, 0};
+    cuzk_gpu_msm_opts bad = {CUZK_GPU_G1, 0, 0, (cuzk_gpu_msm_acc)7, NULL, 0, 0};
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &bad, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, NULL, p, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(plan == NULL);
@@ -608,8 +615,8 @@ static void test_misuse(void)
         /* The default accumulation is batch-affine; XYZZ plans need less
          * memory and give the same sums. */
         cuzk_gpu_msm_plan *px = NULL, *pd = NULL;
-        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL, 0};
-        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0, NULL, 0};
+        cuzk_gpu_msm_opts ox = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL, 0, 0};
+        cuzk_gpu_msm_opts od = {CUZK_GPU_G1, 0, 0, 0, NULL, 0, 0};
         CHECK(cuzk_gpu_msm_plan_create(&px, ctx, &ox, p, 4, gerr) == CUZK_OK);
         CHECK(cuzk_gpu_msm_plan_create(&pd, ctx, &od, p, 4, gerr) == CUZK_OK);
         if (px && pd) {
@@ -687,13 +694,13 @@ static void test_precompute(void)
      * G1 points, 187 GB (the allocation fails, unless the device is larger).
      * Either way NO_MEMORY, nothing is set, and the context still works. */
     plan = NULL;
-    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
+    cuzk_gpu_msm_opts o8 = {CUZK_GPU_G1, 8, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 0};
     CHECK(cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o8, (size_t)1 << 27, &bs[0], &bs[1],
                                        gerr) == CUZK_ERR_NO_MEMORY);
     size_t pool = 0;
     cuzk_gpu_ctx_pool(ctx, &pool, NULL);
     if (pool < (size_t)29 * ((size_t)1 << 26) * sizeof(cuzk_g1_affine)) {
-        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
+        cuzk_gpu_msm_opts o9 = {CUZK_GPU_G1, 9, PRE, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 0};
         cuzk_status st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &o9, (size_t)1 << 26, &bs[0],
                                                       &bs[1], gerr);
         CHECK_MSG(st == CUZK_ERR_NO_MEMORY, "187 GB table: %s (%s)", cuzk_strerror(st),
@@ -854,6 +861,62 @@ static void test_window_batches(int quick)
     printf("  window batches: done (%d failures so far)\n", test_failures);
 }
 
+/* The FP64 shares (cuzk_gpu_msm_opts.fp64_share) of the batch-affine
+ * accumulation: the checks with each share (G2: shares 1 and 4), on plain
+ * and precomputed plans; the options refused. */
+static void test_fp64(int quick)
+{
+    const grp *groups[2] = {&G1, &G2};
+    acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
+    win_batches = 0;
+    for (unsigned sh = 1; sh <= CUZK_GPU_MSM_FP64_MAX; sh++) {
+        fp64_share = sh;
+        printf("  fp64 share %u:\n", sh);
+        for (int pre = 0; pre < 2; pre++) {
+            plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+            for (int gi = 0; gi < 2; gi++) {
+                const grp *g = groups[gi];
+                if (g == &G2 && sh != 1 && sh != CUZK_GPU_MSM_FP64_MAX) continue;
+                test_sizes(g, quick);
+                if (sh == 3 || sh == CUZK_GPU_MSM_FP64_MAX || quick) test_windows(g, quick);
+                test_edges(g, quick);
+                test_sparse(g, quick);
+                test_seq(g, quick);
+            }
+        }
+    }
+    plan_flags = 0;
+    /* A share with the default accumulation (batch-affine) is taken. */
+    cuzk_g1_affine p[40];
+    cuzk_g2_affine q[4];
+    cuzk_scalar k[40];
+    test_g1_points(p, 40);
+    test_g2_points(q, 4);
+    for (int i = 0; i < 40; i++) rand_scalar(&k[i]);
+    cuzk_gpu_msm_plan *plan = NULL;
+    cuzk_gpu_msm_opts o = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 2};
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, p, 40, gerr) == CUZK_OK);
+    if (plan) compare(&G1, plan, p, k, 40, "fp64 share, default accumulation");
+    cuzk_gpu_msm_plan_destroy(plan);
+    plan = NULL;
+    /* Refused: a share above the largest, on XYZZ plans (either group). */
+    o.fp64_share = CUZK_GPU_MSM_FP64_MAX + 1;
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, p, 40, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(gerr, "fp64"));
+    o.fp64_share = 1;
+    o.acc = CUZK_GPU_MSM_XYZZ;
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, p, 40, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(gerr, "fp64"));
+    o.group = CUZK_GPU_G2;
+    CHECK(cuzk_gpu_msm_plan_create(&plan, ctx, &o, q, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(gerr, "fp64"));
+    size_t bytes = 0;
+    CHECK(cuzk_gpu_msm_scratch_bytes(&bytes, &o, 4, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+    fp64_share = 0;
+    printf("  fp64 shares: done (%d failures so far)\n", test_failures);
+}
+
 int main(void)
 {
     int skip = gpu_test_start(NAME);
@@ -897,6 +960,7 @@ int main(void)
     }
     test_shared(quick);
     test_window_batches(quick);
+    test_fp64(quick);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }

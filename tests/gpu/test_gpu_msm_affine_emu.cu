@@ -16,11 +16,18 @@
  * scalars (one bucket per window doubles), one point repeated, P and -P with
  * equal scalars (buckets cancel to infinity mid-run), points at infinity,
  * equal scalars on distinct points (one bucket gets every entry: runs span
- * many streams and threads). Seeded: replay with CUZK_SEED=<n>. */
+ * many streams and threads). The same for the FP64 shares of the
+ * batch-affine accumulation (cuzk_gpu_msm_opts.fp64_share: 1-4 of its 6
+ * field products through ff_fp64.cuh's ff64_mul_fc, G2 through
+ * msm_fp2_mul64, emulated as in test_gpu_ff64_emu: the host's fma()
+ * rounding toward zero, hence -frounding-math), on the random inputs and
+ * every edge case, both groups, bit for bit against the CPU MSM. Seeded:
+ * replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 #include "gpu/msm.cuh"
 #include "gpu/msm_affine.cuh"
 
+#include <fenv.h>
 #include <string.h>
 
 #include <algorithm>
@@ -158,11 +165,45 @@ struct grp<EcFp2> {
 /* ------------------------------------------------- the emulated MSM -- */
 
 /* An accumulation method: XYZZ (k = 0) or batch-affine with k streams per
- * thread of len entries. */
+ * thread of len entries, fp64 of its products on the FP64 pipe
+ * (msm_aff_fp64_mask; fields with that route only). */
 struct method {
     int k;
     uint32_t len;
+    unsigned fp64;
 };
+
+/* Thread t of the batch-affine accumulation with k streams, FP64 mask M. */
+template <class F, unsigned M>
+static void aff_acc_k(const msm_aff_args &a, size_t t, int k)
+{
+    switch (k) {
+    case 1: msm_aff_accumulate_thread<F, 1, M>(a, t); break;
+    case 4: msm_aff_accumulate_thread<F, 4, M>(a, t); break;
+    case 32: msm_aff_accumulate_thread<F, 32, M>(a, t); break;
+    case 64: msm_aff_accumulate_thread<F, 64, M>(a, t); break;
+    default: CHECK_MSG(0, "no instance for K = %d", k); break;
+    }
+}
+
+/* ... with the FP64 share `share` (as msm_impl.cuh's launch). */
+template <class F>
+static void aff_acc(const msm_aff_args &a, size_t t, int k, unsigned share)
+{
+    if constexpr (msm_aff_field<F>::fp64) {
+        switch (share) {
+        case 0: aff_acc_k<F, 0>(a, t, k); break;
+        case 1: aff_acc_k<F, msm_aff_fp64_mask(1)>(a, t, k); break;
+        case 2: aff_acc_k<F, msm_aff_fp64_mask(2)>(a, t, k); break;
+        case 3: aff_acc_k<F, msm_aff_fp64_mask(3)>(a, t, k); break;
+        case 4: aff_acc_k<F, msm_aff_fp64_mask(4)>(a, t, k); break;
+        default: CHECK_MSG(0, "no instance for share %u", share); break;
+        }
+    } else {
+        CHECK_MSG(share == 0, "no FP64 route for this field");
+        aff_acc_k<F, 0>(a, t, k);
+    }
+}
 
 /* The plain geometry, as msm.cu makes it. */
 static msm_geom geom(unsigned c)
@@ -244,15 +285,11 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
         a.buckets = buckets.data();
         a.pieces = pieces.data();
         a.tpieces = tpieces.data();
-        for (size_t t = 0; t < nthreads; t++) {
-            switch (me.k) {
-            case 1: msm_aff_accumulate_thread<F, 1>(a, t); break;
-            case 4: msm_aff_accumulate_thread<F, 4>(a, t); break;
-            case 32: msm_aff_accumulate_thread<F, 32>(a, t); break;
-            case 64: msm_aff_accumulate_thread<F, 64>(a, t); break;
-            default: CHECK_MSG(0, "no instance for K = %d", me.k); return;
-            }
-        }
+        /* The FP64 products need the device's rounding toward zero. */
+        const int round = fegetround();
+        if (me.fp64) CHECK(fesetround(FE_TOWARDZERO) == 0);
+        for (size_t t = 0; t < nthreads; t++) aff_acc<F>(a, t, me.k, me.fp64);
+        CHECK(fesetround(round) == 0);
         for (size_t t = 0; t < nthreads; t++) msm_aff_merge_thread<F>(a, t);
         for (size_t t = 0; t < nthreads; t++) msm_aff_combine_thread<F>(a, t);
     }
@@ -277,23 +314,43 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
     }
 }
 
-static const method METHODS[] = {{0, 0}, {64, 32}, {32, 32}, {4, 3}, {4, 1}, {1, 7}, {64, 5}};
+/* The first 7 use the integer multiplication only; the rest the FP64
+ * shares, each share at the built K = 64 and stream length 32,
+ * and some at shapes that put run boundaries on stream boundaries. */
+static const method METHODS[] = {{0, 0, 0},  {64, 32, 0}, {32, 32, 0}, {4, 3, 0}, {4, 1, 0},
+                                 {1, 7, 0},  {64, 5, 0},  {64, 32, 1}, {64, 32, 2}, {64, 32, 3},
+                                 {64, 32, 4}, {4, 3, 3},  {4, 1, 4},  {1, 7, 2}};
 #define NMETHODS (sizeof METHODS / sizeof METHODS[0])
 
+/* MSMs checked with an FP64 share. */
+static int fp64_checks;
+
+/* The methods ms[0 .. nm) against the CPU MSM. */
 template <class F>
-static void compare(const typename grp<F>::aff *p, const cuzk_scalar *k, size_t n, unsigned c,
-                    const char *what, size_t nmethods)
+static void compare_list(const typename grp<F>::aff *p, const cuzk_scalar *k, size_t n,
+                         unsigned c, const char *what, const method *ms, size_t nm)
 {
     typedef grp<F> G;
     typename G::jac want, got;
     CHECK(G::msm(&want, p, k, n) == CUZK_OK);
-    for (size_t mi = 0; mi < nmethods; mi++) {
-        method me = METHODS[mi];
+    for (size_t mi = 0; mi < nm; mi++) {
+        method me = ms[mi];
+        if (me.fp64 && !msm_aff_field<F>::fp64) continue;
         memset(&got, 0xa5, sizeof got);
         emu_msm<F>(&got, p, k, n, c, me);
-        CHECK_MSG(G::eq(&want, &got), "%s %s n=%zu c=%u %s K=%d len=%u: differs from the CPU",
-                  G::name(), what, n, c, me.k ? "batch-affine" : "xyzz", me.k, me.len);
+        CHECK_MSG(G::eq(&want, &got),
+                  "%s %s n=%zu c=%u %s K=%d len=%u fp64 share %u: differs from the CPU",
+                  G::name(), what, n, c, me.k ? "batch-affine" : "xyzz", me.k, me.len, me.fp64);
+        fp64_checks += me.fp64 != 0;
     }
+}
+
+/* The first nmethods of METHODS. */
+template <class F>
+static void compare(const typename grp<F>::aff *p, const cuzk_scalar *k, size_t n, unsigned c,
+                    const char *what, size_t nmethods)
+{
+    compare_list<F>(p, k, n, c, what, METHODS, nmethods);
 }
 
 
@@ -304,6 +361,7 @@ static void test_group(size_t nmax, int quick)
     std::vector<typename G::aff> base(nmax), p(nmax);
     std::vector<cuzk_scalar> k(nmax);
     G::gen(base.data(), nmax);
+    const int fp64_before = fp64_checks;
     /* Random inputs. */
     static const size_t sizes[] = {1, 2, 3, 33, 300, 1500};
     static const unsigned cs[] = {8, 8, 8, 8, 11, 13};
@@ -312,6 +370,10 @@ static void test_group(size_t nmax, int quick)
         if (n > nmax || (quick && n > 300)) continue;
         for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
         compare<F>(base.data(), k.data(), n, cs[si], "random", n > 1000 ? 3 : NMETHODS);
+        if (n > 1000) { /* the FP64 shares at the built K and length */
+            static const method f64[] = {{64, 32, 1}, {64, 32, 2}, {64, 32, 3}, {64, 32, 4}};
+            compare_list<F>(base.data(), k.data(), n, cs[si], "random", f64, 4);
+        }
         if (n == 300 && F::U4 == EcFp::U4) /* a large reduction, G1 only (time) */
             compare<F>(base.data(), k.data(), n, 16, "random", 2);
     }
@@ -321,7 +383,8 @@ static void test_group(size_t nmax, int quick)
         edge_case<grp<F>>(e, base.data(), p.data(), k.data(), n);
         compare<F>(p.data(), k.data(), n, e & 1 ? 8 : 10, edge_names[e], NMETHODS);
     }
-    printf("  %s: done (%d failures so far)\n", G::name(), test_failures);
+    printf("  %s: done (%d failures so far; %d MSMs with an FP64 share)\n", G::name(),
+           test_failures, fp64_checks - fp64_before);
 }
 
 int main(void)

@@ -47,10 +47,10 @@ static void test_concurrent(cuzk_gpu_ctx *ctx)
     rand_scalars(k2, n2);
     for (size_t i = 0; i < nn; i++) test_rand_fr(&x[i]);
 
-    cuzk_gpu_msm_opts o1 = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
-    cuzk_gpu_msm_opts o1x = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL, 0};
+    cuzk_gpu_msm_opts o1 = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 0};
+    cuzk_gpu_msm_opts o1x = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_XYZZ, NULL, 0, 0};
     cuzk_gpu_msm_opts o2 = {CUZK_GPU_G2, 0, CUZK_GPU_MSM_BITS_TABLE, CUZK_GPU_MSM_ACC_DEFAULT,
-                            NULL, 0};
+                            NULL, 0, 0};
     cuzk_gpu_msm_plan *pa = NULL, *pb = NULL, *pc = NULL;
     cuzk_gpu_ntt_domain *d = NULL;
     cuzk_fr *dx = NULL;
@@ -156,7 +156,7 @@ static void test_pool_limit(void)
     cuzk_g1_affine *p = test_xmalloc(n * sizeof *p);
     test_g1_points(p, 16);
     for (size_t i = 16; i < n; i++) p[i] = p[i % 16];
-    cuzk_gpu_msm_opts mo = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0};
+    cuzk_gpu_msm_opts mo = {CUZK_GPU_G1, 0, 0, CUZK_GPU_MSM_ACC_DEFAULT, NULL, 0, 0};
     cuzk_gpu_msm_plan *plan = NULL;
     err[0] = 0;
     st = cuzk_gpu_msm_plan_create(&plan, ctx, &mo, p, n, err);

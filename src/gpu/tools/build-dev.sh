@@ -1,7 +1,8 @@
 #!/bin/bash
-# Builds the GPU test and cuzk-bench into build-dev/ (ignored by git, carried
-# to the GPU machine by the device tool) against an existing
-# libcuzk.a ($1), with the same flags as src/gpu/CMakeLists.txt.
+# Builds the GPU tests (field, FP64 field, NTT, MSM) and cuzk-bench into
+# build-dev/ (ignored by git, carried to the GPU machine by the device tool)
+# against an existing libcuzk.a ($1), with the same flags as
+# src/gpu/CMakeLists.txt.
 set -e
 cd "$(dirname "$0")/../../.."
 LIB=${1:-build-gpu/libcuzk.a}
@@ -16,4 +17,5 @@ L="build-dev/libcuzk_gpu.a $LIB -L/usr/local/cuda/lib64 -lcudart_static -lstdc++
 gcc $CF tests/gpu/test_gpu_ff.c $L -o build-dev/test_gpu_ff
 gcc $CF tests/gpu/test_gpu_ff64.c $L -o build-dev/test_gpu_ff64
 gcc $CF tests/gpu/test_gpu_ntt.c $L -o build-dev/test_gpu_ntt
+gcc $CF tests/gpu/test_gpu_msm.c $L -o build-dev/test_gpu_msm
 gcc $CF -DCUZK_HAVE_GPU=1 bench/*.c $L -o build-dev/cuzk-bench
