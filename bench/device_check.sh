@@ -13,7 +13,7 @@ F=${2:-330}
 B=$ROOT/build-gpu
 cd "$ROOT"
 { cmake -S . -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build "$B" -j16 --target cuzk-cli cuzk-bench test_gpu_msm test_gpu_prove 2>&1 | grep -E "error|warning|Error" ; } >"$OUT/build.log" 2>&1
+  cmake --build "$B" -j16 --target cuzk-cli cuzk-bench test_gpu_msm test_gpu_prove test_gpu_ff64 test_gpu_ntt 2>&1 | grep -E "error|warning|Error" ; } >"$OUT/build.log" 2>&1
 echo "build done $(date +%T)" >>"$OUT/build.log"
 (cd "$B/src/gpu" && timeout "$T" ./test_gpu_msm >"$OUT/test_gpu_msm.log" 2>&1; echo "exit $?" >>"$OUT/test_gpu_msm.log")
 G=/tmp/gfull; mkdir -p $G
