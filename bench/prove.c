@@ -236,7 +236,7 @@ int bench_prove(int argc, char **argv)
     const char *keyfile = NULL, *pce_path = NULL, *circuit = NULL, *model_name = NULL;
     unsigned size = 0;
     int runs = 5, json = 0, calibrate = 0;
-    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0;
+    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0;
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
@@ -262,6 +262,16 @@ int bench_prove(int argc, char **argv)
             gpu_streams = (unsigned)strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--gpu-msm-flags") && i + 1 < argc) {
             gpu_msm_flags = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if ((!strcmp(argv[i], "--gpu-ntt-fp64") || !strcmp(argv[i], "--gpu-msm-fp64")) &&
+                   i + 1 < argc) {
+            const char *o = argv[i++];
+            char *end;
+            unsigned long v = strtoul(argv[i], &end, 10);
+            if (end == argv[i] || *end || v > 4) {
+                fprintf(stderr, "cuzk-bench prove: %s expects 0..4, not '%s'\n", o, argv[i]);
+                return 2;
+            }
+            *(strstr(o, "ntt") ? &ntt_fp64 : &msm_fp64) = (unsigned)v;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--calibrate")) {
@@ -279,6 +289,7 @@ int bench_prove(int argc, char **argv)
                    "                        | --key K.cuzk --pce P.pce --circuit ID [--size full|N])\n"
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
+                   "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -286,7 +297,9 @@ int bench_prove(int argc, char **argv)
                    "--gpu-streams 2: the GPU's five MSMs share one scratch and run in turn;\n"
                    "3: two scratches (H | the sparse MSMs, windows sorted in batches); the\n"
                    "default: each its own stream while they fit; --gpu-msm-flags: the\n"
-                   "plans' flags as cuzk_config.gpu_msm_flags (0x100: plain, no upgrades).\n"
+                   "plans' flags as cuzk_config.gpu_msm_flags (0x100: plain, no upgrades);\n"
+                   "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
+                   "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"
@@ -351,6 +364,8 @@ int bench_prove(int argc, char **argv)
     cfg.nthreads = threads;
     cfg.gpu_streams = gpu_streams;
     cfg.gpu_msm_flags = gpu_msm_flags;
+    cfg.gpu_ntt_fp64 = ntt_fp64;
+    cfg.gpu_msm_fp64 = msm_fp64;
     int rc = 2;
     char label[64];
     /* The model: measured first, so that a failed calibration costs no key load. */

@@ -106,6 +106,8 @@ bad_opt "--product-rate negative" "--product-rate expects a positive number, not
 bad_opt "--hbm not a number" "--hbm expects a positive number, not '4TB'" --hbm 4TB
 bad_opt "--h2d zero" "--h2d expects a positive number, not '0'" --h2d 0
 bad_opt "--model none with a rate" "--model none takes no" --model none --hbm 100
+bad_opt "--gpu-ntt-fp64 out of range" "--gpu-ntt-fp64 expects 0..4, not '5'" --gpu-ntt-fp64 5
+bad_opt "--gpu-msm-fp64 not a number" "--gpu-msm-fp64 expects 0..4, not 'x2'" --gpu-msm-fp64 x2
 
 [ $NFAIL = 0 ] && echo "bench_prove: all passed" || echo "bench_prove: $NFAIL failed"
 [ $NFAIL = 0 ]

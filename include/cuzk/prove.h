@@ -59,8 +59,14 @@ typedef struct {
     int gpu_device;          /* CUDA device ordinal */
     uint64_t gpu_pool_bytes; /* device memory the workspace may hold */
     unsigned gpu_streams;    /* streams a proof may use */
-    unsigned gpu_ntt;        /* NTT variant (the backend's enumeration) */
     unsigned gpu_msm_flags;  /* MSM plan flags (gpu.h) */
+    /* Of the products of the NTTs (of every 4) and of each MSM addition (of
+     * the 6: cuzk_gpu_msm_opts.fp64_share), how many run on the FP64 pipe
+     * beside the integer one (gpu.h; 0..4, the same results). 0 = integer
+     * only: the default until the H200 measures the shares
+     * (docs/device-runs.md). */
+    unsigned gpu_ntt_fp64;
+    unsigned gpu_msm_fp64;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;
 

@@ -84,6 +84,7 @@ typedef struct {
     int pscr[NPLAN];                   /* plan k's scratch: -1 its own, else
                                           scratch[pscr[k]] */
     unsigned win_batches;              /* the plans' window_batches */
+    unsigned msm_fp64;                 /* the plans' fp64_share */
     unsigned pstream[NPLAN];
     int started[NPLAN];                /* an MSM in flight on the plan */
     int msm_phase;                     /* 1: this proof's MSMs were started */
@@ -251,6 +252,7 @@ static cuzk_gpu_msm_opts plan_opts(const gpu_ws *gw, int k, cuzk_gpu_group grp, 
     o.acc = CUZK_GPU_MSM_BATCH_AFFINE;
     o.scratch = gw->pscr[k] < 0 ? NULL : gw->scratch[gw->pscr[k]];
     o.window_batches = gw->win_batches;
+    o.fp64_share = gw->msm_fp64;
     return o;
 }
 
@@ -434,9 +436,17 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
                      count);
         return CUZK_ERR_NO_DEVICE;
     }
+    if (cfg->gpu_ntt_fp64 > 4 || cfg->gpu_msm_fp64 > CUZK_GPU_MSM_FP64_MAX) {
+        if (err)
+            snprintf(err, CUZK_ERRMSG_LEN,
+                     "gpu: FP64 shares are 0..4 (the NTT's %u, the MSMs' %u)", cfg->gpu_ntt_fp64,
+                     cfg->gpu_msm_fp64);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     gpu_ws *gw = (gpu_ws *)calloc(1, sizeof *gw);
     if (!gw) return CUZK_ERR_NO_MEMORY;
     gw->pk = pk;
+    gw->msm_fp64 = cfg->gpu_msm_fp64;
     gw->nthreads = cfg->nthreads ? cfg->nthreads : cuzk_ncores();
     gw->n = (size_t)1 << pk->log_domain;
     gw->n_h = pk->h_form == CUZK_H_LAGRANGE ? gw->n : gw->n - 1;
@@ -478,8 +488,8 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
     if (nb && (s = cuzk_gpu_memcpy(gw->ctx, 0, gw->d_bvar, pk->b_var, nb * sizeof(uint32_t),
                                    err)) != CUZK_OK)
         goto fail;
-    if ((s = cuzk_gpu_ntt_domain_create(&gw->dom, gw->ctx, pk->log_domain, pk->roots, err)) !=
-        CUZK_OK) {
+    if ((s = cuzk_gpu_ntt_domain_create_ex(&gw->dom, gw->ctx, pk->log_domain, pk->roots, 0, 0,
+                                           cfg->gpu_ntt_fp64, err)) != CUZK_OK) {
         if (s == CUZK_ERR_NO_MEMORY) s = no_fit(gw, "the NTT domain", err);
         goto fail;
     }

@@ -56,6 +56,8 @@ static unsigned msm_flags;
 static unsigned gpu_streams;
 /* ws_flags of the workspaces pair_open makes (CUZK_WS_COMPACT_WITNESS). */
 static unsigned ws_flags;
+/* gpu_ntt_fp64 and gpu_msm_fp64: the FP64 shares (0: integer only). */
+static unsigned ntt_fp64, msm_fp64;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
@@ -66,6 +68,8 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cfg.gpu_msm_flags = msm_flags;
     cfg.gpu_streams = gpu_streams;
     cfg.ws_flags = ws_flags;
+    cfg.gpu_ntt_fp64 = ntt_fp64;
+    cfg.gpu_msm_fp64 = msm_fp64;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -581,6 +585,17 @@ late:
         snarkjs_mul();
     }
     gpu_streams = 0;
+    /* Products on the FP64 pipe too (the prover's shares), bit for bit. */
+    static const unsigned shares[3][2] = {{2, 3}, {4, 4}, {1, 1}};
+    for (int k = 0; k < 3; k++) {
+        ntt_fp64 = shares[k][0];
+        msm_fp64 = shares[k][1];
+        printf("%s: FP64 shares: NTT %u, MSM %u\n", NAME, ntt_fp64, msm_fp64);
+        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+        many_proofs(&cases[1], 3);
+        snarkjs_mul();
+    }
+    ntt_fp64 = msm_fp64 = 0;
     fault_case(&cases[1]);
     fault_case(&cases[0]);
     for (int shape = 0; shape < SHAPE_COUNT; shape++) {
