@@ -488,6 +488,11 @@ static void test_compact(const circuit *c)
         c->w[0] = keep;
         CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_UNSATISFIED && strstr(err, "must be 1"));
         cuzk_wc_free(&bad);
+        CHECK(cuzk_wc_init(&bad, c->n_w) == CUZK_OK); /* made, never filled */
+        job.wc = &bad;
+        CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_INVALID_ARGUMENT &&
+              strstr(err, "not filled") && res.bad_input == CUZK_INPUT_WITNESS);
+        cuzk_wc_free(&bad);
         job.wc = NULL;
         CHECK(cuzk_prove(ws, &job, &res, err) == CUZK_ERR_INVALID_ARGUMENT &&
               strstr(err, "without a witness"));

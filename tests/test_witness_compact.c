@@ -103,7 +103,9 @@ static void check_dense(size_t n, int kind, unsigned nthreads)
     CHECK(w && back && cuzk_wc_init(&wc, n) == CUZK_OK);
     if (!w || !back || !wc.bits) goto out;
     fill(w, n, kind);
+    CHECK(n == 0 || !cuzk_wc_filled(&wc)); /* made, not filled */
     CHECK(cuzk_wc_from_dense(&wc, w, n, nthreads) == CUZK_OK);
+    CHECK(cuzk_wc_filled(&wc));
     CHECK(cuzk_wc_bytes(&wc) == cuzk_wc_bytes_for(n, wc.cap_vals) && wc.cap_vals >= wc.n_other);
     memset(back, 0xa5, (n ? n : 1) * sizeof *back);
     CHECK(cuzk_wc_expand(&wc, back, n, nthreads) == CUZK_OK);

@@ -172,6 +172,10 @@ cuzk_status cuzk_wc_from_cs(cuzk_witness_compact *wc, const cuzk_cs *cs, unsigne
  * CUZK_ERR_INVALID_ARGUMENT). */
 cuzk_status cuzk_wc_expand(const cuzk_witness_compact *wc, cuzk_fr *w, size_t n_w,
                            unsigned nthreads);
+/* 1 when wc looks filled: its counts agree with its last word and its
+ * values are there (a cheap check, not a proof: an unfilled or damaged wc
+ * gives 0). */
+int cuzk_wc_filled(const cuzk_witness_compact *wc);
 /* *out := value i (< wc->n) of a filled wc. */
 void cuzk_wc_value(const cuzk_witness_compact *wc, size_t i, cuzk_fr *out);
 

@@ -499,9 +499,17 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
     } else if (job->witness == CUZK_WITNESS_DENSE && job->w) {
         w = job->w;
         n_w = job->n_w;
-    } else if (job->witness == CUZK_WITNESS_COMPACT && job->wc && job->wc->bits) {
+    } else if (job->witness == CUZK_WITNESS_COMPACT && job->wc) {
         wc = job->wc;
         n_w = wc->n;
+        if (!cuzk_wc_filled(wc)) {
+            if (err)
+                snprintf(err, CUZK_ERRMSG_LEN,
+                         "prove: the compact witness is not filled (its counts disagree)");
+            res->bad_input = CUZK_INPUT_WITNESS;
+            s = CUZK_ERR_INVALID_ARGUMENT;
+            goto fail;
+        }
     } else {
         if (err) snprintf(err, CUZK_ERRMSG_LEN, "prove: a job without a witness");
         goto fail;

@@ -235,6 +235,18 @@ cuzk_status cuzk_wc_expand(const cuzk_witness_compact *wc, cuzk_fr *w, size_t n_
     return CUZK_OK;
 }
 
+int cuzk_wc_filled(const cuzk_witness_compact *wc)
+{
+    if (!wc || !wc->bits || !wc->off || wc->n_other > wc->cap_vals || (wc->n_other && !wc->vals))
+        return 0;
+    size_t nw = wc_words(wc->n);
+    if (nw == 0) return wc->n_other == 0;
+    unsigned tail = (unsigned)(wc->n - (nw - 1) * 64);
+    uint64_t valid = tail == 64 ? ~(uint64_t)0 : ((uint64_t)1 << tail) - 1;
+    return (size_t)wc->off[nw - 1] + (size_t)__builtin_popcountll(~wc->bits[nw - 1] & valid) ==
+           wc->n_other;
+}
+
 void cuzk_wc_value(const cuzk_witness_compact *wc, size_t i, cuzk_fr *out)
 {
     int64_t src = wc_source(i, wc->bits, wc->bits + wc_words(wc->n), wc->off);
