@@ -198,6 +198,9 @@ typedef struct {
      * prover") has the measurement. */
     unsigned witness_threads;
     int witness_nice;
+    /* The GPU backend's FP64 shares (cuzk_config.gpu_ntt_fp64 and
+     * gpu_msm_fp64 of its workspaces: 0..4, 0 = integer only). */
+    unsigned gpu_ntt_fp64, gpu_msm_fp64;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
     int self_verify;             /* verify every proof before returning it */

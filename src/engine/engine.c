@@ -139,6 +139,12 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
         seterr(err, "witness_nice %d: 0..19", cfg->witness_nice);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
+    if (e->cfg.gpu_ntt_fp64 > 4 || e->cfg.gpu_msm_fp64 > 4) {
+        free(e);
+        seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
+               cfg->gpu_msm_fp64);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
     if (e->n_devices > 32) {
         free(e);
         seterr(err, "at most 32 devices");
@@ -910,6 +916,8 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cfg.self_check = 0; /* the finalizer verifies, off the prover's path */
     cfg.backend = e->backend_name;
     cfg.gpu_device = (int)d;
+    cfg.gpu_ntt_fp64 = e->cfg.gpu_ntt_fp64;
+    cfg.gpu_msm_fp64 = e->cfg.gpu_msm_fp64;
     cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* the witnesses are compact (p->w) */
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);

@@ -102,6 +102,8 @@ static const keydef keys[] = {
     {"engine", "prove_threads", K_UINT, U(prove_threads, 256), "threads of one proof; 0 = the pool's size"},
     {"engine", "witness_threads", K_UINT, U(witness_threads, 256), "threads of a witness while a prover is busy; 0 = prove_threads (0)"},
     {"engine", "witness_nice", K_UINT, U(witness_nice, 19), "nice of the witness workers, 0..19 (0)"},
+    {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
+    {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
     {"engine", "max_attempts", K_UINT, U(max_attempts, 100), "proving attempts per partition (3)"},

@@ -1418,6 +1418,8 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.prove_threads = c->prove_threads;
     ec.witness_threads = c->witness_threads;
     ec.witness_nice = (int)c->witness_nice;
+    ec.gpu_ntt_fp64 = c->gpu_ntt_fp64;
+    ec.gpu_msm_fp64 = c->gpu_msm_fp64;
     ec.max_batch_size = c->max_batch_size;
     ec.max_batch_wait_ms = c->max_batch_wait_ms;
     ec.self_verify = c->self_verify;
