@@ -265,6 +265,27 @@ static void write_key(const char *path, unsigned log_size)
  * witness work; when only the variables differ (2^10 and 2^11 of WIN
  * share a domain), the job fails right after the witness with a message
  * naming the counts. */
+/* Knobs out of range: refused at creation, naming them. */
+static void test_bad_config(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_engine_config cfg;
+    cuzk_engine *e = NULL;
+    cuzk_engine_config_default(&cfg);
+    cfg.witness_nice = 20;
+    CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
+          strstr(err, "witness_nice"));
+    cuzk_engine_config_default(&cfg);
+    cfg.gpu_msm_fp64 = 5;
+    CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
+          strstr(err, "gpu_msm_fp64 5"));
+    cuzk_engine_config_default(&cfg);
+    cfg.gpu_ntt_fp64 = 4;
+    cfg.gpu_msm_fp64 = 4;
+    CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_OK && e);
+    cuzk_engine_destroy(e);
+}
+
 static void test_key_check(void)
 {
     char err[CUZK_ERRMSG_LEN], dir[] = "/tmp/cuzk-engine-XXXXXX", k11[64], k12[64];
@@ -1304,6 +1325,7 @@ int main(void)
     test_seed("test_engine");
     test_wire_names();
     test_basic();
+    test_bad_config();
     test_key_check();
     test_async_register();
     test_priority();
