@@ -19,14 +19,7 @@ W=$3
 command -v python3 >/dev/null || { echo "skipped: python3 is missing"; exit 77; }
 rm -rf "$W"
 mkdir -p "$W"
-NFAIL=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; NFAIL=$((NFAIL + 1)); }
-check() { # what, command...
-    what=$1
-    shift
-    if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$(dirname "$0")/check_lib.sh"
 K="--zkey $DATA/mul.zkey --wtns $DATA/mul.wtns --backend cpu --runs 3 --threads 1"
 # py FILE EXPR: python3 evaluates EXPR with j = FILE's JSON and s = its
 # stages by key; true if truthy.

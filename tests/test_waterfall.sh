@@ -18,15 +18,7 @@ W=$3
 rm -rf "$W"
 mkdir -p "$W"
 W=$(cd "$W" && pwd)
-NFAIL=0
-
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; NFAIL=$((NFAIL + 1)); }
-check() { # what, command...
-    what=$1
-    shift
-    if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$(dirname "$0")/check_lib.sh"
 
 . "$(dirname "$0")/wf_json.sh" # flatten, jget, num_eq
 check_num() { # FILE PATH EXPECTED
