@@ -123,6 +123,20 @@ typedef struct {
     size_t own_bytes, scr_bytes; /* the arrays, each 256-byte aligned */
 } plan_layout;
 
+/* The reduction's elements for the windows rg: its seg, tree, win. */
+static size_t red_elems(const msm_geom *rg)
+{
+    return (size_t)2 * rg->nwin * rg->t1 + (size_t)3 * rg->nwin * rg->t2 + rg->nwin;
+}
+
+/* seg, tree and win in p->red for the windows rg (red_elems(rg) <= red_n). */
+static void red_layout(cuzk_gpu_msm_plan *p, const msm_geom *rg)
+{
+    p->seg = p->red;
+    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * rg->nwin * rg->t1 * p->xyzz_bytes);
+    p->win = (uint4 *)((char *)p->tree + (size_t)3 * rg->nwin * rg->t2 * p->xyzz_bytes);
+}
+
 static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_t n, char *err)
 {
     if (!o || n == 0 || n > ((size_t)1 << 31))
@@ -208,7 +222,7 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     L->scr[SCR_SORT_TMP] = L->sort_tmp_bytes;
     L->scr[SCR_BUCKETS] = (size_t)rg.nwin * rg.nb * X;
     L->scr[SCR_PIECES] = 2 * L->nchunks_max * X;
-    L->scr[SCR_RED] = ((size_t)2 * rg.nwin * rg.t1 + (size_t)3 * rg.nwin * rg.t2 + rg.nwin) * X;
+    L->scr[SCR_RED] = red_elems(&rg) * X;
     L->scr[SCR_AFF] = L->acc == CUZK_GPU_MSM_BATCH_AFFINE ? 2 * msm_aff_streams(m) * L->aff_bytes
                                                           : 0;
     for (int i = 0; i < OWN_COUNT; i++) L->own_bytes += msm_align256(L->own[i]);
@@ -300,6 +314,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     int pre = (L.flags & CUZK_GPU_MSM_PRECOMPUTE) != 0;
     size_t X = p->xyzz_bytes;
     size_t nwin_host = pre ? 2 * (size_t)L.rg.nwin : L.g.nwin;
+    if (nwin_host < MSM_NWIN_MAX) nwin_host = MSM_NWIN_MAX; /* a call's own windows */
     size_t win_bytes = msm_align256(nwin_host * X);
     cudaError_t e = cudaMallocHost(&p->host, win_bytes + MSM_HOST_SUMS * X + 256);
     for (int k = 0; k < PH_COUNT && e == cudaSuccess; k++)
@@ -338,9 +353,9 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->sort_tmp = scr[SCR_SORT_TMP];
     p->buckets = (uint4 *)scr[SCR_BUCKETS];
     p->pieces = (uint4 *)scr[SCR_PIECES];
-    p->seg = (uint4 *)scr[SCR_RED];
-    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * L.rg.nwin * L.rg.t1 * X);
-    p->win = (uint4 *)((char *)p->tree + (size_t)3 * L.rg.nwin * L.rg.t2 * X);
+    p->red = (uint4 *)scr[SCR_RED];
+    p->red_n = L.scr[SCR_RED] / X;
+    red_layout(p, &L.rg);
     p->aff_pieces = L.scr[SCR_AFF] ? (uint4 *)scr[SCR_AFF] : NULL;
     *out = p;
     return CUZK_OK;
@@ -430,6 +445,44 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 
 /* ------------------------------------------------------- start, finish -- */
 
+/* The windows of the call p->call over n scalars: the plan's, except for a
+ * compacted sparse call on a plain plan, whose rest (a witness: ~1% of n)
+ * is sorted and reduced with the window its bound chooses when that
+ * geometry's arrays fit the plan's scratch. The plan's c is chosen for n
+ * (22 for 2^27), and the buckets of its windows (12 x 2^21 there) cost
+ * ~30 ms of G1 reduction whatever the rest; c = 16 for a 1.3 M rest has
+ * 16 x 2^15 (cost model of msm_choose_c: 8.6e7 units against 2.2e7). */
+static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
+{
+    p->cg = p->g;
+    p->crg = p->rg;
+    p->call_wb = p->win_batch;
+    red_layout(p, &p->rg);
+    if (!p->call_compact || (p->flags & CUZK_GPU_MSM_PRECOMPUTE)) return;
+    unsigned c = msm_choose_c(p->call_bound);
+    if (c >= p->g.c) return;
+    msm_geom g;
+    msm_geom_init(&g, c);
+    size_t b = p->call_bound, m = (size_t)g.nwin * b, room = (size_t)p->win_batch * n * 4;
+    /* Every window at once: keys[0] holds the digits and, beyond them, the
+     * compacted scalars and indices; the sort buffers, pieces and affine
+     * pieces are then no larger than for the plan's batch of n rows. */
+    if (msm_align256(m * 4) + msm_align256(b * 32) + b * 4 > room) return;
+    if ((size_t)g.nwin * g.nb > (size_t)p->rg.nwin * p->rg.nb) return;
+    if (red_elems(&g) > p->red_n) return;
+    size_t tmp = 0;
+    cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+    if (cub::DeviceRadixSort::SortPairs(nullptr, tmp, dk, dv, (uint32_t)m, 0, (int)g.keybits,
+                                        (cudaStream_t)0) != cudaSuccess ||
+        tmp > p->sort_tmp_bytes) {
+        (void)cudaGetLastError();
+        return;
+    }
+    p->cg = p->crg = g;
+    p->call_wb = g.nwin;
+    red_layout(p, &g);
+}
+
 static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, const void *in,
                              size_t n, size_t bound, char *err)
 {
@@ -452,6 +505,7 @@ static cuzk_status msm_start(cuzk_gpu_msm_plan *p, unsigned stream, int call, co
     p->call_n = n;
     p->call_bound = bound;
     p->call_compact = call == CALL_SPARSE && msm_compact_fits(p->win_batch, n, bound);
+    call_geometry(p, n);
     p->part_m = 0;
     if (n == 0) return CUZK_OK;
     cuzk_status st = group_ops(p->group)->enqueue(p, s, in, n, err);

@@ -482,7 +482,7 @@ template <class F>
 static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src, size_t n,
                            char *err)
 {
-    const msm_geom &g = p->g, &rg = p->rg;
+    const msm_geom &g = p->cg, &rg = p->crg; /* the call's windows (call_geometry) */
     cudaEvent_t *ev = p->ev[PH_MSM];
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_START], s));
     cuzk_status st = stage_input(p, s, &src, n * sizeof(cuzk_scalar), err);
@@ -495,7 +495,7 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
      * the batches never meet in a bucket. A compacted sparse call's rest is
      * compacted once, into keys[0] beyond any batch's entries. The events
      * time the first batch's digits and sort, and every accumulation. */
-    const unsigned wb = p->win_batch;
+    const unsigned wb = p->call_wb;
     size_t nrow = n; /* entries per window */
     uint4 *cscal = NULL;
     uint32_t *cidx = NULL;
@@ -627,9 +627,9 @@ static void msm_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
     }
     typename H::jac acc, t;
     H::inf(&acc);
-    for (unsigned w = p->g.nwin; w-- > 0;) {
-        if (w + 1 < p->g.nwin)
-            for (unsigned i = 0; i < p->g.c; i++) H::dbl(&acc);
+    for (unsigned w = p->cg.nwin; w-- > 0;) {
+        if (w + 1 < p->cg.nwin)
+            for (unsigned i = 0; i < p->cg.c; i++) H::dbl(&acc);
         H::x_jac(&t, &sv[w]);
         H::add(&acc, &t);
     }

@@ -37,6 +37,9 @@ static inline int msm_compact_fits(unsigned nwin, size_t n, size_t bound)
                                 (size_t)nwin * n * 4;
 }
 
+/* The most windows a geometry has (c >= 8). */
+#define MSM_NWIN_MAX 32u
+
 static inline unsigned msm_blocks_for(size_t threads, unsigned block)
 {
     return (unsigned)((threads + block - 1) / block);
@@ -86,9 +89,10 @@ struct cuzk_gpu_msm_plan {
     size_t sort_tmp_bytes;
     uint4 *buckets;        /* nwin nb XYZZ (precomputed: nb) */
     uint4 *pieces;         /* 2 nchunks_max XYZZ (also the bitmap sum's partials) */
-    uint4 *seg;            /* 2 nwin t1 XYZZ (of rg, as tree and win) */
-    uint4 *tree;           /* 3 nwin t2 XYZZ */
-    uint4 *win;            /* nwin XYZZ */
+    uint4 *red;            /* the reduction's arrays, red_n XYZZ: for the call's
+                              crg, seg (2 nwin t1), tree (3 nwin t2), win (nwin) */
+    size_t red_n;
+    uint4 *seg, *tree, *win; /* in red, laid out for the call in flight */
     uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream, else NULL */
     uint4 *bits_tab;       /* CUZK_GPU_MSM_BITS_TABLE: 15 ceil(n / 4) affine subset
                               sums (msm.cuh), else NULL */
@@ -97,8 +101,8 @@ struct cuzk_gpu_msm_plan {
     size_t scratch_bytes;
     cuzk_gpu_msm_scratch *shared; /* borrowed, or NULL: the scratch is in mem */
     void *host;            /* pinned, owned: win_host, then part_host */
-    void *win_host;        /* max(nwin, 2 rg.nwin) XYZZ: an MSM's window sums
-                              (precomputed: the S_v, then the U_v) */
+    void *win_host;        /* max(nwin, 2 rg.nwin, MSM_NWIN_MAX) XYZZ: an MSM's
+                              window sums (precomputed: the S_v, then the U_v) */
     void *part_host;       /* MSM_HOST_SUMS XYZZ: a bitmap sum's partials */
     cudaEvent_t ev[PH_COUNT][EV_COUNT];
     cudaEvent_t ev_done;   /* after a started call's last copy */
@@ -109,6 +113,10 @@ struct cuzk_gpu_msm_plan {
     size_t call_n;
     size_t call_bound;     /* a sparse call's bound on its rest (>= n: none) */
     int call_compact;      /* the rest compacted to call_bound slots */
+    msm_geom cg, crg;      /* the call's windows: g and rg, or for a compacted
+                              call on a plain plan those of its bound
+                              (msm.cu, call_geometry) */
+    unsigned call_wb;      /* the call's windows sorted at once */
     size_t part_m;         /* partials of its bitmap sum in part_host */
     cuzk_gpu_msm_timing last;
 };
