@@ -329,4 +329,6 @@ check "  ... with its job's state" grep -q '"state":"\(queued\|running\|done\)"'
 check "SIGTERM: the socket is removed" [ ! -e "$SOCK" ]
 check "log_timeline: the events are in the log as lines" grep -q ' prove_end job=' "$D/log.timeline"
 check "log_timeline: memory samples too" grep -q ' mem job=[0-9]* part=[0-9]* .* rss=[1-9][0-9]* pinned=[0-9]* device_bytes=[0-9]* ' "$D/log.timeline"
+check "the log: each job's end" grep -q '^cuzk serve: job [0-9]* (winning-32g): done, [0-9]* of [0-9]* partitions in [0-9.]* s$' "$D/log.timeline"
+check "the log: the workspaces made" grep -q '^cuzk serve: circuit winning-32g: a workspace on cpu (device 0): [0-9.]* GB in [0-9.]* s$' "$D/log.timeline"
 echo "all daemon tests passed"

@@ -632,15 +632,51 @@ static void test_lanes(void)
     cuzk_engine_destroy(e);
 }
 
+/* The operator's lines (cuzk_engine_config.log), kept in order. */
+typedef struct {
+    pthread_mutex_t mu;
+    char text[16384];
+    size_t len;
+} logbuf;
+
+static void on_log(void *ctx, const char *line)
+{
+    logbuf *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s\n", line);
+    if (n > 0 && l->len + (size_t)n < sizeof l->text) l->len += (size_t)n;
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Whether a line of l starts with `start` and contains `part`. */
+static int logged(logbuf *l, const char *start, const char *part)
+{
+    pthread_mutex_lock(&l->mu);
+    int found = 0;
+    for (const char *p = l->text; *p && !found;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        found = !strncmp(line, start, strlen(start)) && strstr(line, part);
+        p += n + (nl != NULL);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return found;
+}
+
 static void test_retry(void)
 {
     gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
     g.released = 1;
+    static logbuf lb = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
     cuzk_engine_config cfg;
     cuzk_engine_config_default(&cfg);
     cfg.n_devices = 2;
     cfg.fault = on_fault;
     cfg.fault_ctx = &g;
+    cfg.log = on_log;
+    cfg.log_ctx = &lb;
     cuzk_engine *e = mk(&cfg, 0);
     /* A bad proof once: retried on the other device, then right. */
     pthread_mutex_lock(&g.mu);
@@ -675,6 +711,20 @@ static void test_retry(void)
     CHECK(cuzk_engine_job(e, g.bad, &info, NULL) == CUZK_OK && info.status == CUZK_ERR_CUDA);
     expect(e, submit(e, WIN, CUZK_PRIO_NORMAL, 4, NULL), CUZK_JOB_DONE);
     cuzk_engine_destroy(e);
+    /* What the operator read: both devices' workspaces, each failed attempt
+     * with its reason, every job's end. */
+    CHECK(logged(&lb, "circuit ", "a workspace on cpu (device 0)"));
+    CHECK(logged(&lb, "circuit ", "a workspace on cpu (device 1)"));
+    CHECK(logged(&lb, "job 1 partition 0: attempt 1 on device ", "self-verification on device"));
+    CHECK(logged(&lb, "job 1 partition 0: attempt 1 on device ", "; retrying"));
+    CHECK(logged(&lb, "job 1 (", "): done, 1 of 1 partitions in "));
+    CHECK(logged(&lb, "job 2 partition 0: attempt 2 ", "retrying"));
+    CHECK(logged(&lb, "job 2 (", "): failed, 0 of 1 partitions in "));
+    CHECK(logged(&lb, "job 2 (", "self-verification"));
+    CHECK(!logged(&lb, "job 2 partition 0: attempt 3", ""));
+    CHECK(logged(&lb, "job 3 partition 0: attempt 1 ", "injected backend error"));
+    CHECK(logged(&lb, "job 3 (", "): failed, 0 of 1 partitions in "));
+    CHECK(logged(&lb, "job 4 (", "): done, 1 of 1 partitions in "));
 }
 
 /* ------------------------------------------------------ back-pressure -- */

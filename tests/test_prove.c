@@ -350,6 +350,7 @@ static void test_backends(const circuit *c)
         CHECK(cuzk_workspace_create(&ws, &c->pk, &cfg, err) == CUZK_OK);
         if (!ws) return;
         CHECK(!strcmp(cuzk_workspace_backend(ws), k ? "fake-gpu" : "cpu"));
+        CHECK(!cuzk_workspace_note(ws)[0]);
         cuzk_prove_job job = dense_job(c);
         job.fixed_r = &r;
         job.fixed_s = &s;
@@ -369,6 +370,8 @@ static void test_backends(const circuit *c)
     cuzk_workspace *ws = NULL;
     CHECK(cuzk_workspace_create(&ws, &c->pk, &cfg, err) == CUZK_OK);
     CHECK(ws && !strcmp(cuzk_workspace_backend(ws), "cpu"));
+    /* ... saying why (the engine logs it) */
+    CHECK(ws && !strcmp(cuzk_workspace_note(ws), "fake-gpu: fake: no device"));
     cuzk_workspace_destroy(ws);
     cfg.backend = "fake-gpu";
     CHECK(cuzk_workspace_create(&ws, &c->pk, &cfg, err) == CUZK_ERR_NO_DEVICE && !ws);

@@ -216,12 +216,20 @@ typedef struct {
                                   * results stay there); 0 = 4096 */
     cuzk_fault_fn fault;         /* tests only; NULL in production */
     void *fault_ctx;
+    /* NULL, or called with one line (no newline) for what an operator
+     * should see: a workspace made (its backend, bytes, seconds) or refused,
+     * the CPU taking a key that "auto" could not put on a device, a failed
+     * attempt and its retry, each job's end. Called with the engine's lock
+     * held: it must return quickly and not call the engine. */
+    void (*log)(void *ctx, const char *line);
+    void *log_ctx;
 } cuzk_engine_config;
 
 /* backend "auto", 1 device, 1 prover per device, 1 witness worker, ready
  * capacity 0 (2 per device), prove_threads 0, max_batch_size 8,
  * max_batch_wait_ms 0, self_verify 1, max_attempts 3, no budget limits,
- * no store, lease 10 min, timeline 65536, results 4096, no fault hook. */
+ * no store, lease 10 min, timeline 65536, results 4096, no fault hook,
+ * no log. */
 void cuzk_engine_config_default(cuzk_engine_config *cfg);
 
 typedef struct cuzk_engine cuzk_engine;

@@ -37,6 +37,18 @@ static void clrerr(char *err)
     if (err) err[0] = 0;
 }
 
+/* One line to the operator's log (cuzk_engine_config.log), if any. Under mu. */
+static void elog(cuzk_engine *e, const char *fmt, ...)
+{
+    if (!e->cfg.log) return;
+    char line[2 * CUZK_ERRMSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    e->cfg.log(e->cfg.log_ctx, line);
+}
+
 int64_t cuzk__engine_now_us(void)
 {
     struct timespec ts;
@@ -909,6 +921,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cuzk_status s = reserve(e, 2, d, guess, c, cancel, err);
     if (s != CUZK_OK) return s;
     c->ws_count[d]++;
+    int64_t t0 = cuzk__engine_now_us();
     pthread_mutex_unlock(&e->mu);
     cuzk_config cfg;
     cuzk_config_default(&cfg);
@@ -921,12 +934,20 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* the witnesses are compact (p->w) */
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);
+    double secs = (double)(cuzk__engine_now_us() - t0) / 1e6;
     if (s != CUZK_OK) {
+        elog(e, "circuit %s: no workspace on device %u (%.1f s): %s", c->name, d, secs,
+             err && err[0] ? err : cuzk_strerror(s));
         c->ws_count[d]--;
         e->dev_res[d] -= guess;
         pthread_cond_broadcast(&e->cv_work);
         return s;
     }
+    if (cuzk_workspace_note(*out)[0])
+        elog(e, "circuit %s: device %u proves on the CPU: %s", c->name, d,
+             cuzk_workspace_note(*out));
+    elog(e, "circuit %s: a workspace on %s (device %u): %.2f GB in %.1f s", c->name,
+         cuzk_workspace_backend(*out), d, (double)cuzk_workspace_bytes(*out) / 1e9, secs);
     copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));
     copystr(e->dev_backend[d], sizeof e->dev_backend[d], c->ws_backend);
     /* The device holds the points now: a mapped key's host pages go (a
@@ -994,6 +1015,7 @@ static cuzk_status ws_take_cpu(cuzk_engine *e, ecirc *c, cuzk_workspace **out, a
     }
     c->ws_cpu = *out;
     c->ws_cpu_bytes = real;
+    elog(e, "circuit %s: a CPU fallback workspace: %.2f GB", c->name, (double)real / 1e9);
     return CUZK_OK;
 }
 
@@ -1577,6 +1599,9 @@ static void job_finished(cuzk_engine *e, ejob *j)
     else if (st == CUZK_JOB_FAILED) e->n_failed++;
     else e->n_canceled++;
     double total_ms = (double)(j->t_end_us - j->t_submit_us) / 1e3;
+    elog(e, "job %" PRIu64 " (%s): %s, %u of %u partitions in %.2f s%s%s", j->id, j->c->name,
+         cuzk_job_state_name(st), j->parts_done, j->n_parts, total_ms / 1e3,
+         st != CUZK_JOB_DONE && j->error[0] ? ": " : "", st != CUZK_JOB_DONE ? j->error : "");
     cuzk__engine_event(e,
                        st == CUZK_JOB_DONE     ? CUZK_EV_DONE
                        : st == CUZK_JOB_FAILED ? CUZK_EV_FAILED
@@ -2126,6 +2151,9 @@ static void *final_main(void *arg)
             p->on_cpu = p->off_cpu && p->attempt + 1 == e->cfg.max_attempts;
             cuzk__engine_event(e, CUZK_EV_RETRY, j, p->idx, p->device, p->attempt, 0, 0,
                                p->on_cpu, s);
+            elog(e, "job %" PRIu64 " partition %u: attempt %u on device %u failed: %s; retrying%s",
+                 j->id, p->idx, p->attempt, p->device, p->err[0] ? p->err : cuzk_strerror(s),
+                 p->on_cpu ? " on the CPU" : "");
             ready_insert(e, p);
             pthread_cond_broadcast(&e->cv_work);
         } else {

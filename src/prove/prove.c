@@ -116,6 +116,7 @@ struct cuzk_workspace {
     cuzk_cs cs;
     cuzk_fr *wbuf; /* n_vars: the dense witness (or a compact one expanded) */
     cuzk_witness_compact wc; /* a circuit job's witness on a compact backend */
+    char note[CUZK_ERRMSG_LEN]; /* "auto" on the CPU: why not the others */
 };
 
 /* The dense witness buffer, made at its first use. */
@@ -182,7 +183,11 @@ cuzk_status cuzk_workspace_create(cuzk_workspace **out, const cuzk_groth16_pk *p
         for (unsigned i = 0; i < n && s != CUZK_OK; i++) {
             ws->be = cand[i];
             s = ws->be->ws_create(&ws->bws, pk, &ws->cfg, err);
+            if (s != CUZK_OK)
+                snprintf(ws->note, sizeof ws->note, "%s: %s", ws->be->name,
+                         err && err[0] ? err : cuzk_strerror(s));
         }
+        if (s == CUZK_OK) ws->note[0] = 0; /* an earlier candidate's refusal */
         if (s != CUZK_OK) {
             if (err) err[0] = 0;
             ws->be = cuzk_backend_cpu();
@@ -230,6 +235,8 @@ uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws)
 }
 
 const char *cuzk_workspace_backend(const cuzk_workspace *ws) { return ws->be->name; }
+
+const char *cuzk_workspace_note(const cuzk_workspace *ws) { return ws->note; }
 
 void *cuzk_workspace_backend_state(cuzk_workspace *ws) { return ws->bws; }
 

@@ -140,6 +140,9 @@ __attribute__((format(printf, 2, 3))) static void logf_(cuzk_server *s, const ch
     pthread_mutex_unlock(&s->log_mu);
 }
 
+/* The engine's operator lines (cuzk_engine_config.log) into the log. */
+static void engine_log(void *ctx, const char *line) { logf_((cuzk_server *)ctx, "%s", line); }
+
 /* ------------------------------------------------------------ replies -- */
 
 static enum MHD_Result reply_text(req *r, unsigned code, const char *type, char *text, size_t len)
@@ -1431,6 +1434,8 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.lease_ms = c->lease_ms;
     ec.timeline_capacity = c->timeline_capacity;
     ec.results_keep = c->results_keep;
+    ec.log = engine_log;
+    ec.log_ctx = s;
     if ((st = cuzk_engine_create(&s->engine, &ec, err)) != CUZK_OK) goto fail;
 
     /* Circuits before start: the jobs a restart re-queues need them. */
