@@ -14,7 +14,14 @@
 #   full; default full), KEY / PCE (porep-32g's .cuzk key and compiled PCE;
 #   without KEY the daemon makes an insecure one, kept in OUT/daemon),
 #   WSIZE (winning-32g's size, 0 = full), BACKEND (auto), WITNESS_WORKERS (2), C_ISO (3), C_SUS (20), J_SUS (15),
-#   STRESS (120s), EVERY (30s), STREAM_J (4), PHASES ("iso sus crit").
+#   STRESS (120s), EVERY (30s), STREAM_J (4), PHASES ("iso sus crit"),
+#   PHASE_LIMIT (seconds a phase's client may run; 0 = no limit: a phase
+#   cut there still saves its timeline and analysis), SAMPLE (seconds
+#   between the lines of status.log: the daemon's jobs, lanes and devices
+#   as the run goes; default 10), DAEMON_DIR (the daemon's files: its key,
+#   store and socket; default OUT/daemon).
+# The daemon's own log (each workspace made, failed attempts, each job's
+# end) is OUT/daemon.log.
 # A CPU-sized trial: SIZE=10 WSIZE=10 C_SUS=4 J_SUS=2 STRESS=20s EVERY=5s.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,9 +34,11 @@ SIZE=${SIZE:-full}
 PHASES=${PHASES:-iso sus crit}
 for t in "$CUZK" "$BENCH"; do [ -x "$t" ] || { echo "protocol: no $t (build first)" >&2; exit 2; }; done
 command -v python3 >/dev/null || { echo "protocol: needs python3" >&2; exit 2; }
-mkdir -p "$OUT/daemon"
+mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-D=$OUT/daemon
+D=${DAEMON_DIR:-$OUT/daemon}
+mkdir -p "$D"
+D=$(cd "$D" && pwd)
 SOCK=$D/cuzk.sock
 A=unix:$SOCK
 S=$OUT/summary.txt
@@ -74,6 +83,25 @@ cursor() {
     python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("next", 0))' \
         "$OUT/.cursor.json"
 }
+# sampler NAME: a line every SAMPLE s into status.log while phase NAME runs:
+# jobs queued / running / done / failed, retries, each device's backend and
+# busy lanes, the prover lanes' job, partition and stage.
+sampler() {
+    while sleep "${SAMPLE:-10}"; do
+        "$BENCH" status --addr "$A" --json 2>/dev/null | python3 -c '
+import json, sys, time
+try:
+    s = json.load(sys.stdin)
+except ValueError:
+    print(time.strftime("%H:%M:%S"), sys.argv[1], "no status"); sys.exit()
+q, t = s.get("queues", {}), s.get("totals", {})
+devs = " ".join("dev%d %s busy %d proofs %d fail %d" % (d["index"], d["backend"], d["busy"], d["proofs"], d["failures"]) for d in s.get("devices", []))
+lanes = " ".join("[job %s part %s try %s %s]" % (l.get("job"), l.get("partition"), l.get("attempt"), l.get("stage", "")) for l in s.get("lanes", []) if l.get("kind") == "prover" and "job" in l)
+print(time.strftime("%H:%M:%S"), sys.argv[1], "queued %d running %d done %d failed %d retries %d parts %d;" % (q.get("jobs_queued", 0), q.get("jobs_running", 0), t.get("jobs_done", 0), t.get("jobs_failed", 0), t.get("retries", 0), t.get("partitions_proved", 0)), devs, lanes)
+' "$1" >>"$OUT/status.log"
+    done
+}
+
 # phase NAME CMD...: the client's JSON in NAME.json, then the phase's
 # timeline, waterfall, SVG and analysis.
 phase() {
@@ -82,9 +110,19 @@ phase() {
     local since
     since=$(cursor)
     say "$name: $*"
-    "$@" --addr "$A" --json >"$OUT/$name.json" 2>"$OUT/$name.err"
+    sampler "$name" &
+    local spid=$!
+    local lim=()
+    [ "${PHASE_LIMIT:-0}" != 0 ] && lim=(timeout "$PHASE_LIMIT")
+    "${lim[@]}" "$@" --addr "$A" --json >"$OUT/$name.json" 2>"$OUT/$name.err"
     local rc=$?
-    say "$name: exit $rc"
+    kill "$spid" 2>/dev/null
+    wait "$spid" 2>/dev/null
+    if [ $rc = 124 ] && [ ${#lim[@]} != 0 ]; then
+        say "$name: CUT after PHASE_LIMIT=$PHASE_LIMIT s (what the timeline has is analysed)"
+    else
+        say "$name: exit $rc"
+    fi
     local base=()
     [ "$name" != iso ] && [ -s "$OUT/iso.timeline.json" ] && base=(--baseline "$OUT/iso.timeline.json")
     "$BENCH" waterfall --addr "$A" --since "$since" --save "$OUT/$name.timeline.json" \
@@ -92,10 +130,16 @@ phase() {
     "$BENCH" waterfall "$OUT/$name.timeline.json" "${base[@]}" --json >"$OUT/$name.analysis.json"
     python3 - "$OUT/$name.json" "$OUT/$name.analysis.json" <<'PY' | tee -a "$S"
 import json, sys
-run = json.load(open(sys.argv[1])); an = json.load(open(sys.argv[2]))
+try:
+    run = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    run = {}  # the client was cut (PHASE_LIMIT) or failed: no summary
+an = json.load(open(sys.argv[2]))
 def lat(l): return "p50 %.0f p95 %.0f max %.0f ms" % (l["p50_ms"], l["p95_ms"], l["max_ms"]) if l and l.get("n") else "-"
 summ = run.get("summary", run)
-if "classes" in summ:
+if not summ:
+    print("   no client summary (see status.log and daemon.log)")
+elif "classes" in summ:
     for c in summ["classes"]:
         print("   %-28s %-8s done %d failed %d  latency %s" % (c["class"], c["priority"], c["done"], c["failed"], lat(c.get("latency"))))
 else:
