@@ -21,11 +21,14 @@
  *              Lagrange key), for a monomial key a coset inverse NTT; the
  *              H scalars in place of a; the scalars of B's variables
  *              gathered by the key's b_var. Nothing crosses to the host.
- *   msm_a      starts all five MSMs, each plan on its own stream (A, B1,
- *              L sparse over the witness scalars, B2 sparse in G2, H
- *              plain), and finishes A; msm_b2 finishes B2; msm_c finishes
- *              L, H and B1 and returns L + H + r B1 (cpu.c's "separate"
- *              form: the same point as its merged one).
+ *              Before the NTTs it starts the four sparse MSMs over the
+ *              witness scalars (A, B1, L in G1, B2 in G2), which run beside
+ *              them.
+ *   msm_a      starts H's MSM (plain; and the others if h_poly did not),
+ *              each plan on its own stream, and finishes A; msm_b2
+ *              finishes B2; msm_c finishes L, H and B1 and returns
+ *              L + H + r B1 (cpu.c's "separate" form: the same point as
+ *              its merged one).
  *
  * A stage waits for the device work it enqueued before it returns, except
  * the MSMs msm_a starts for the later stages: the workspace owns those
@@ -55,8 +58,11 @@ extern "C" {
 #include "gpu/gpu_testing.h"
 #include "prove/wcompact.h"
 
-/* The plans, in the order msm_a starts them (the largest first). */
+/* The plans; the sparse ones start in this order (h_poly), H after them
+ * (msm_a). */
 enum { P_H = 0, P_L, P_A, P_B2, P_B1, NPLAN };
+#define ALL_PLANS ((1u << NPLAN) - 1)
+#define SPARSE_PLANS (ALL_PLANS & ~(1u << P_H)) /* over the witness scalars */
 static const char *const PLAN_NAME[NPLAN] = {"H", "L", "A", "B2", "B1"};
 
 /* Streams: 0 for the witness, rows and H; one per plan after it: the five
@@ -87,7 +93,8 @@ typedef struct {
     unsigned msm_fp64;                 /* the plans' fp64_share */
     unsigned pstream[NPLAN];
     int started[NPLAN];                /* an MSM in flight on the plan */
-    int msm_phase;                     /* 1: this proof's MSMs were started */
+    unsigned msm_begun;                /* bit k: plan k was started this proof */
+    int sparse_early;                  /* the sparse MSMs start with h_poly */
     cuzk_gpu_ntt_domain *dom;          /* owned */
     cuzk_gpu_pce *mpce;                /* owned: the key's matrices, or NULL */
     int mpce_has_c;
@@ -466,6 +473,11 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         return s;
     }
     gw->nstreams = cuzk_gpu_ctx_streams(gw->ctx);
+    /* CUZK_GPU_SPARSE_EARLY=0 starts every MSM in msm_a, after the NTTs,
+     * as before the sparse ones moved beside them (to time both in one
+     * binary; docs/perf.md). */
+    const char *se = getenv("CUZK_GPU_SPARSE_EARLY");
+    gw->sparse_early = !(se && !strcmp(se, "0"));
 
     /* Buffers first, then the plans plain (what a proof needs), then the
      * upgrades while they fit: a key that fits plain always gets a
@@ -602,7 +614,7 @@ static cuzk_status gpu_eval_rows(void *p, const cuzk_stage_in *in, char *err)
     const cuzk_groth16_pk *pk = in->pk;
     cuzk_status s;
     for (int k = 0; k < NPLAN; k++) plan_drain(gw, k); /* a stopped proof's */
-    gw->msm_phase = 0;
+    gw->msm_begun = 0;
     cudaStream_t st = gpu_stream(gw->ctx, 0, err);
     if (!st) return CUZK_ERR_INVALID_ARGUMENT;
     CUZK_CUDA_TRY(err, cudaSetDevice(gw->ctx->device));
@@ -688,6 +700,8 @@ static cuzk_status gpu_eval_rows(void *p, const cuzk_stage_in *in, char *err)
 
 /* ---------------------------------------------------------------- H -- */
 
+static cuzk_status start_msms(gpu_ws *gw, unsigned mask, char *err);
+
 static cuzk_status gpu_h_poly(void *p, const cuzk_stage_in *in, char *err)
 {
     gpu_ws *gw = (gpu_ws *)p;
@@ -698,6 +712,15 @@ static cuzk_status gpu_h_poly(void *p, const cuzk_stage_in *in, char *err)
     CUZK_CUDA_TRY(err, cudaSetDevice(gw->ctx->device));
     size_t n = gw->n;
     cuzk_fr *v[3] = {gw->d_abc, gw->d_abc + n, gw->d_abc + 2 * n};
+    if (pk->n_b) {
+        k_gather<<<grid_for(pk->n_b), TPB, 0, st>>>(pk->n_b, (uint4 *)gw->d_sb,
+                                                    (const uint4 *)gw->d_s, gw->d_bvar);
+        CUZK_CUDA_TRY_LAUNCH(err);
+    }
+    /* The sparse MSMs need only the witness: they run beside the NTTs (on
+     * their own streams; with one shared scratch, before H's MSM on its
+     * stream). */
+    if (gw->sparse_early && (s = start_msms(gw, SPARSE_PLANS, err)) != CUZK_OK) return s;
     for (int k = 0; k < 3; k++)
         if ((s = cuzk_gpu_ntt(gw->dom, 0, CUZK_GPU_NTT_INVERSE, v[k], err)) != CUZK_OK ||
             (s = cuzk_gpu_ntt(gw->dom, 0, CUZK_GPU_NTT_COSET_FORWARD, v[k], err)) != CUZK_OK)
@@ -712,22 +735,16 @@ static cuzk_status gpu_h_poly(void *p, const cuzk_stage_in *in, char *err)
         return s;
     k_from_mont<<<grid_for(gw->n_h), TPB, 0, st>>>(gw->n_h, (uint4 *)v[0]);
     CUZK_CUDA_TRY_LAUNCH(err);
-    if (pk->n_b) {
-        k_gather<<<grid_for(pk->n_b), TPB, 0, st>>>(pk->n_b, (uint4 *)gw->d_sb,
-                                                    (const uint4 *)gw->d_s, gw->d_bvar);
-        CUZK_CUDA_TRY_LAUNCH(err);
-    }
     return cuzk_gpu_stream_wait(gw->ctx, 0, err);
 }
 
 /* --------------------------------------------------------------- MSMs -- */
 
-/* Starts this proof's five MSMs (once), each on its plan's stream after
- * stream 0's work (the scalars). */
-static cuzk_status start_msms(gpu_ws *gw, char *err)
+/* Starts this proof's MSMs of the plans in mask (bit k: plan k) that have
+ * not started yet, each on its plan's stream after stream 0's work so far
+ * (the scalars). */
+static cuzk_status start_msms(gpu_ws *gw, unsigned mask, char *err)
 {
-    if (gw->msm_phase) return CUZK_OK;
-    gw->msm_phase = 1;
     const cuzk_groth16_pk *pk = gw->pk;
     const cuzk_scalar *in[NPLAN];
     size_t cnt[NPLAN];
@@ -737,6 +754,9 @@ static cuzk_status start_msms(gpu_ws *gw, char *err)
     in[P_B2] = gw->d_sb, cnt[P_B2] = pk->n_b;
     in[P_B1] = gw->d_sb, cnt[P_B1] = pk->n_b;
     for (int k = 0; k < NPLAN; k++) {
+        unsigned bit = 1u << k;
+        if (!(mask & bit) || (gw->msm_begun & bit)) continue;
+        gw->msm_begun |= bit;
         if (!gw->plan[k]) continue;
         cuzk_status s;
         unsigned sk = gw->pstream[k];
@@ -770,7 +790,7 @@ static cuzk_status gpu_msm_a(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
 {
     (void)in;
     gpu_ws *gw = (gpu_ws *)p;
-    cuzk_status s = start_msms(gw, err);
+    cuzk_status s = start_msms(gw, ALL_PLANS, err);
     return s != CUZK_OK ? s : finish_g1(gw, P_A, out, err);
 }
 
@@ -778,7 +798,7 @@ static cuzk_status gpu_msm_b2(void *p, const cuzk_stage_in *in, cuzk_g2_jac *out
 {
     (void)in;
     gpu_ws *gw = (gpu_ws *)p;
-    cuzk_status s = start_msms(gw, err);
+    cuzk_status s = start_msms(gw, ALL_PLANS, err);
     if (s != CUZK_OK) return s;
     if (!gw->plan[P_B2]) {
         cuzk_g2_jac_set_inf(out);
@@ -798,7 +818,7 @@ static cuzk_status gpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
 {
     gpu_ws *gw = (gpu_ws *)p;
     cuzk_g1_jac h, b1;
-    cuzk_status s = start_msms(gw, err);
+    cuzk_status s = start_msms(gw, ALL_PLANS, err);
     if (s != CUZK_OK || (s = finish_g1(gw, P_L, out, err)) != CUZK_OK ||
         (s = finish_g1(gw, P_H, &h, err)) != CUZK_OK ||
         (s = finish_g1(gw, P_B1, &b1, err)) != CUZK_OK)
