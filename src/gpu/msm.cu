@@ -449,9 +449,11 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
  * compacted sparse call on a plain plan, whose rest (a witness: ~1% of n)
  * is sorted and reduced with the window its bound chooses when that
  * geometry's arrays fit the plan's scratch. The plan's c is chosen for n
- * (22 for 2^27), and the buckets of its windows (12 x 2^21 there) cost
- * ~30 ms of G1 reduction whatever the rest; c = 16 for a 1.3 M rest has
- * 16 x 2^15 (cost model of msm_choose_c: 8.6e7 units against 2.2e7). */
+ * (22 for porep-32g's 130 M variables), and the buckets of its windows
+ * (12 x 2^21) cost ~30 ms of G1 reduction whatever the rest; its 1.43 M
+ * rest gets c = 17, 15 x 2^16 buckets (msm_choose_c's cost model: 8.8e7
+ * units against 2.4e7). Measured on the H200: the partition's MSMs 1043
+ * -> 913 ms (docs/perf.md, "The sparse MSMs' rest on its own windows"). */
 static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
 {
     p->cg = p->g;

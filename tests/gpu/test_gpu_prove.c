@@ -11,7 +11,8 @@
  * workspace; a proof stopped between stages, then the next one; a wrong
  * witness (CUZK_ERR_UNSATISFIED, never a proof); a pool too small for the
  * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
- * scratch (gpu_streams 2); porep at 2^18 and 2^20; witnesses whose aux part
+ * scratch (gpu_streams 2); the sparse MSMs started beside the NTTs
+ * (CUZK_GPU_SPARSE_EARLY=1); porep at 2^18 and 2^20; witnesses whose aux part
  * is all 0 or all 1, and a circuit of public inputs only; a bit flipped in
  * a key point in device memory (CUZK_ERR_PROOF_INVALID, never a proof).
  *
@@ -294,8 +295,8 @@ static int stop_hook(void *ctx, cuzk_prove_stage next)
 }
 
 /* Many proofs on one workspace (other witnesses, r and s), some stopped
- * between stages (the MSMs msm_a started are then finished by the next
- * proof), each compared with the CPU's. */
+ * between stages (the MSMs h_poly or msm_a started are then finished by
+ * the next proof), each compared with the CPU's. */
 static void many_proofs(const circ_case *t, unsigned count)
 {
     char err[CUZK_ERRMSG_LEN], what[96];
@@ -330,7 +331,9 @@ static void many_proofs(const circ_case *t, unsigned count)
         j.pce = i % 3 ? &pce : NULL; /* the key's matrices every third */
         if (i % 4 == 3) { /* stopped after its MSMs started, then proven again */
             cuzk_prove_result res;
-            stop_at = i % 8 == 3 ? CUZK_STAGE_MSM_B2 : CUZK_STAGE_MSM_C;
+            stop_at = i % 12 == 3   ? CUZK_STAGE_MSM_B2
+                      : i % 12 == 7 ? CUZK_STAGE_MSM_A /* after h_poly */
+                                    : CUZK_STAGE_MSM_C;
             j.progress = stop_hook;
             CHECK(cuzk_prove(p.gpu, &j, &res, err) == CUZK_ERR_CANCELED);
             j.progress = NULL;
@@ -576,7 +579,8 @@ int main(void)
         snarkjs_mul();
     }
     msm_flags = 0;
-late:
+late:;
+    static const circ_case big[2] = {{"porep-32g", 18}, {"porep-32g", 20}};
     /* One scratch shared by the five plans (their MSMs in turn), then two
      * (H | the sparse MSMs, windows sorted in batches). */
     for (gpu_streams = 2; gpu_streams <= 3; gpu_streams++) {
@@ -587,6 +591,20 @@ late:
         snarkjs_mul();
     }
     gpu_streams = 0;
+    /* The sparse MSMs started by h_poly, beside the NTTs
+     * (CUZK_GPU_SPARSE_EARLY=1, read when a workspace is made): their own
+     * streams, then one shared scratch; proofs stopped before msm_a. */
+    setenv("CUZK_GPU_SPARSE_EARLY", "1", 1);
+    for (gpu_streams = 0; gpu_streams <= 2; gpu_streams += 2) {
+        printf("%s: sparse MSMs beside the NTTs (gpu_streams %u)\n", NAME, gpu_streams);
+        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+        circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+        many_proofs(&cases[1], 8);
+        snarkjs_mul();
+    }
+    gpu_streams = 0;
+    many_proofs(&big[0], 2);
+    unsetenv("CUZK_GPU_SPARSE_EARLY");
     /* Products on the FP64 pipe too (the prover's shares), bit for bit. */
     static const unsigned shares[3][2] = {{2, 3}, {4, 4}, {1, 1}};
     for (int k = 0; k < 3; k++) {
@@ -605,7 +623,6 @@ late:
         shape_case(shape, 70000); /* a 2^17 domain */
     }
     /* Larger domains (issue 13: 2^16 .. 2^20, several seeds). */
-    static const circ_case big[2] = {{"porep-32g", 18}, {"porep-32g", 20}};
     for (int k = 0; k < 2; k++) many_proofs(&big[k], 3);
     too_big(&cases[0]);
     return test_done(NAME);
