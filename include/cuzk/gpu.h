@@ -75,9 +75,10 @@ typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
 /* Context options; all-zero (or a NULL pointer) picks the defaults. */
 typedef struct {
     int device;          /* CUDA device index */
-    size_t pool_bytes;   /* device pool budget; 0: 7/8 of the device's free
-                            memory at creation (the rest stays for CUDA's own
-                            needs: local memory, ...) */
+    size_t pool_bytes;   /* device pool budget; 0: what the device has
+                            free at creation less max(1/8 of it, 4 GiB or
+                            half of it), which stays for CUDA's own needs
+                            (the kernels' local memory, ...) */
     unsigned streams;    /* work streams, 1 .. CUZK_GPU_MAX_STREAMS; 0: 1 */
 } cuzk_gpu_ctx_opts;
 

@@ -106,6 +106,23 @@ extern "C" cuzk_status cuzk_gpu_get_device_info(cuzk_gpu_device_info *info, int 
 
 /* ------------------------------------------------------------ context -- */
 
+/* What a default pool leaves free on the device: an eighth of what is
+ * free, but at least GPU_POOL_HEADROOM while that is under half of it.
+ * The driver takes the kernels' local memory from there when a kernel
+ * first needs more: the G2 batch-affine accumulation's 9.6 KB of stack a
+ * thread at 2048 threads on each of 132 SMs is 2.6 GB (docs/perf.md).
+ * One process's contexts share that reservation, but a second context
+ * made after a large first one (the daemon: a second key) found only an
+ * eighth of the eighth the first left, ~2.4 GB on an H200. */
+#define GPU_POOL_HEADROOM ((size_t)4 << 30)
+
+static size_t gpu_pool_headroom(size_t free_b)
+{
+    size_t keep = free_b / 8;
+    size_t least = GPU_POOL_HEADROOM < free_b / 2 ? GPU_POOL_HEADROOM : free_b / 2;
+    return keep > least ? keep : least;
+}
+
 extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ctx_opts *opts,
                                            char *err)
 {
@@ -129,7 +146,7 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ct
     if (pool == 0) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_TRY(err, cudaMemGetInfo(&free_b, &total_b));
-        pool = free_b / 8 * 7; /* the rest: CUDA's own (local memory, CUB, ...) */
+        pool = free_b - gpu_pool_headroom(free_b);
     }
     pool = (pool + 255) & ~(size_t)255;
 
