@@ -582,24 +582,21 @@ int main(void)
 late:;
     static const circ_case big[2] = {{"porep-32g", 18}, {"porep-32g", 20}};
     /* One scratch shared by the five plans (their MSMs in turn), then two
-     * (H | the sparse MSMs, windows sorted in batches). */
-    for (gpu_streams = 2; gpu_streams <= 3; gpu_streams++) {
-        printf("%s: shared MSM scratch (gpu_streams %u)\n", NAME, gpu_streams);
+     * (H | the sparse MSMs, windows sorted in batches); then the sparse
+     * MSMs started by h_poly, beside the NTTs (CUZK_GPU_SPARSE_EARLY=1,
+     * read when a workspace is made), on their own streams and on one
+     * shared scratch, with proofs stopped before msm_a. */
+    static const struct {
+        unsigned streams, early;
+    } rounds[4] = {{2, 0}, {3, 0}, {0, 1}, {2, 1}};
+    for (int k = 0; k < 4; k++) {
+        gpu_streams = rounds[k].streams;
+        if (rounds[k].early) setenv("CUZK_GPU_SPARSE_EARLY", "1", 1);
+        printf("%s: gpu_streams %u, sparse MSMs %s\n", NAME, gpu_streams,
+               rounds[k].early ? "beside the NTTs" : "after them");
         circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
         circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-        many_proofs(&cases[1], 6);
-        snarkjs_mul();
-    }
-    gpu_streams = 0;
-    /* The sparse MSMs started by h_poly, beside the NTTs
-     * (CUZK_GPU_SPARSE_EARLY=1, read when a workspace is made): their own
-     * streams, then one shared scratch; proofs stopped before msm_a. */
-    setenv("CUZK_GPU_SPARSE_EARLY", "1", 1);
-    for (gpu_streams = 0; gpu_streams <= 2; gpu_streams += 2) {
-        printf("%s: sparse MSMs beside the NTTs (gpu_streams %u)\n", NAME, gpu_streams);
-        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
-        circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-        many_proofs(&cases[1], 8);
+        many_proofs(&cases[1], rounds[k].early ? 8 : 6);
         snarkjs_mul();
     }
     gpu_streams = 0;
