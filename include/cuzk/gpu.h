@@ -77,8 +77,9 @@ typedef struct {
     int device;          /* CUDA device index */
     size_t pool_bytes;   /* device pool budget; 0: what the device has
                             free at creation less max(1/8 of it, 4 GiB or
-                            half of it), which stays for CUDA's own needs
-                            (the kernels' local memory, ...) */
+                            1/8 of a smaller card), which stays for CUDA's
+                            own needs (the kernels' local memory, ...):
+                            CUZK_ERR_NO_MEMORY when nothing is left */
     unsigned streams;    /* work streams, 1 .. CUZK_GPU_MAX_STREAMS; 0: 1 */
 } cuzk_gpu_ctx_opts;
 

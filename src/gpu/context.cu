@@ -107,19 +107,20 @@ extern "C" cuzk_status cuzk_gpu_get_device_info(cuzk_gpu_device_info *info, int 
 /* ------------------------------------------------------------ context -- */
 
 /* What a default pool leaves free on the device: an eighth of what is
- * free, but at least GPU_POOL_HEADROOM while that is under half of it.
- * The driver takes the kernels' local memory from there when a kernel
- * first needs more: the G2 batch-affine accumulation's 9.6 KB of stack a
- * thread at 2048 threads on each of 132 SMs is 2.6 GB (docs/perf.md).
- * One process's contexts share that reservation, but a second context
- * made after a large first one (the daemon: a second key) found only an
- * eighth of the eighth the first left, ~2.4 GB on an H200. */
+ * free, and at least GPU_POOL_HEADROOM (an eighth of a card smaller than
+ * 32 GiB). The driver takes the kernels' local memory from there when a
+ * kernel first needs more: the G2 batch-affine accumulation's 9.6 KB of
+ * stack a thread at 2048 threads on each of 132 SMs is 2.6 GB
+ * (docs/perf.md). One process's contexts share that reservation, but a
+ * second context made after a large first one (the daemon: a second key)
+ * used to take 7/8 of the eighth the first left, leaving ~2.4 GB on an
+ * H200; a third now finds nothing to take and says so. */
 #define GPU_POOL_HEADROOM ((size_t)4 << 30)
 
-static size_t gpu_pool_headroom(size_t free_b)
+static size_t gpu_pool_keep(size_t free_b, size_t total_b)
 {
     size_t keep = free_b / 8;
-    size_t least = GPU_POOL_HEADROOM < free_b / 2 ? GPU_POOL_HEADROOM : free_b / 2;
+    size_t least = total_b / 8 < GPU_POOL_HEADROOM ? total_b / 8 : GPU_POOL_HEADROOM;
     return keep > least ? keep : least;
 }
 
@@ -146,7 +147,13 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ct
     if (pool == 0) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_TRY(err, cudaMemGetInfo(&free_b, &total_b));
-        pool = free_b - gpu_pool_headroom(free_b);
+        size_t keep = gpu_pool_keep(free_b, total_b);
+        if (free_b <= keep + ((size_t)1 << 20))
+            return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY,
+                                 "device %d has %.2f GiB free, all of it kept for CUDA's own "
+                                 "needs (the kernels' local memory: at least %.2f GiB)",
+                                 o.device, (double)free_b / (1u << 30), (double)keep / (1u << 30));
+        pool = free_b - keep;
     }
     pool = (pool + 255) & ~(size_t)255;
 
