@@ -1575,8 +1575,8 @@ static void print_status(json_t *j)
         print_bytes(stdout, (double)jint(v, "reserved"));
         printf("\n");
     }
-    printf("circuits:\n  %-16s %-14s %4s %5s %-9s %10s %8s\n", "name", "builtin", "size", "parts",
-           "tier", "key", "proofs");
+    printf("circuits:\n  %-16s %-14s %4s %5s %-9s %-7s %10s %8s\n", "name", "builtin", "size",
+           "parts", "tier", "backend", "key", "proofs");
     json_array_foreach(json_object_get(j, "circuits"), i, v) {
         const char *b = jstr(v, "builtin");
         printf("  %-16s %-14s %4lld %5lld %-9s ", jstr(v, "name"), b[0] ? b : "(key)",
@@ -1592,7 +1592,8 @@ static void print_status(json_t *j)
         } else {
             kb[0] = 0;
         }
-        printf("%10s %8lld%s\n", kb, (long long)jint(v, "proofs"),
+        const char *be = jstr(v, "backend");
+        printf("%-7s %10s %8lld%s\n", be[0] ? be : "-", kb, (long long)jint(v, "proofs"),
                json_is_true(json_object_get(v, "insecure")) ? "  INSECURE key" : "");
     }
     json_t *q = json_object_get(j, "queues");

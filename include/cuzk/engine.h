@@ -308,6 +308,8 @@ typedef struct {
     uint64_t key_bytes;    /* the key's arrays */
     uint64_t ws_bytes;     /* workspaces made, over every device */
     unsigned resident_devices; /* bit i: device i has a workspace */
+    char backend[16];      /* the backend of its last workspace ("gpu", "cpu"
+                              when "auto" put it there); "" before one */
     uint64_t proofs;       /* partitions proved with it */
 } cuzk_circuit_desc;
 

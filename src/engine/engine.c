@@ -695,6 +695,7 @@ static void fill_desc(const cuzk_engine *e, const ecirc *c, cuzk_circuit_desc *d
         d->ws_bytes += (uint64_t)c->ws_count[i] * c->ws_one;
         if (c->ws_count[i]) d->resident_devices |= 1u << i;
     }
+    copystr(d->backend, sizeof d->backend, c->ws_backend);
     d->proofs = c->proofs;
 }
 
@@ -949,7 +950,10 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     elog(e, "circuit %s: a workspace on %s (device %u): %.2f GB in %.1f s", c->name,
          cuzk_workspace_backend(*out), d, (double)cuzk_workspace_bytes(*out) / 1e9, secs);
     copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));
-    copystr(e->dev_backend[d], sizeof e->dev_backend[d], c->ws_backend);
+    /* The device's backend: a key that "auto" put on the CPU does not hide
+     * the ones on the device. */
+    if (!e->dev_backend[d][0] || strcmp(c->ws_backend, "cpu"))
+        copystr(e->dev_backend[d], sizeof e->dev_backend[d], c->ws_backend);
     /* The device holds the points now: a mapped key's host pages go (a
      * PoRep key: 47 GB of RSS), to come back from the file if a CPU
      * fallback or another workspace reads them. */

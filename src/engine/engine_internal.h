@@ -211,7 +211,8 @@ struct cuzk_engine {
     uint64_t n_submitted, n_done, n_failed, n_canceled, n_parts_proved, n_retries,
         n_verify_fail, n_evictions;
     uint64_t *dev_proofs, *dev_failures;
-    char dev_backend[32][16]; /* the backend of each device's last workspace
+    char dev_backend[32][16]; /* the backend of each device's last non-CPU
+                                 workspace (else its CPU one)
                                  ("auto" resolved); "" before one */
 
     /* The store thread's work: jobs to lease, then jobs to finish, each

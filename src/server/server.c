@@ -546,6 +546,7 @@ static json_t *circuit_json(cuzk_server *s, const cuzk_circuit_desc *d, int with
         (json_int_t)d->refcount, "key_bytes", (json_int_t)d->key_bytes, "ws_bytes",
         (json_int_t)d->ws_bytes, "proofs", (json_int_t)d->proofs);
     if (j) json_object_set_new(j, "resident_devices", json_integer(d->resident_devices));
+    if (j) json_object_set_new(j, "backend", json_string(d->backend));
     if (j) json_object_set_new(j, "id", json_string(d->name)); /* what jobs name it by */
     if (j) json_object_set_new(j, "state", json_string(cuzk_circuit_state_name(d->state)));
     if (j && d->state == CUZK_CIRCUIT_FAILED)
