@@ -144,6 +144,7 @@ for j in $JH; do
         grep -q "id=\"job-$j\" data-job=\"$j\" data-state=\"done\"" "$W/dom.html"
 done
 check "  ... the keys with their tiers" grep -Eq 'data-circuit="porep-32g" data-tier="(resident|pinned)"' "$W/dom.html"
+check "  ... and the backend their workspaces are on" grep -q 'data-backend="cpu">0, 1 (cpu)<\|data-backend="cpu">[01] (cpu)<' "$W/dom.html"
 check "  ... the waterfall, with a row of job $J1" \
     grep -Eq "id=\"waterfall-svg\".*data-job=\"$J1\" data-partition=\"0\"" "$W/dom.html"
 check "  ... the throughput and latency" grep -q 'id="rate-stats"' "$W/dom.html"
