@@ -1370,6 +1370,79 @@ static void test_wire_names(void)
         CHECK_MSG(!strcmp(wf_tier_names[t], cuzk_key_tier_name((cuzk_key_tier)t)), "tier %d", t);
 }
 
+/* The CPU fallback lane (after test_cpu_fallback: "gpu" is registered).
+ * Job x fails twice on the one device; its third attempt goes to the CPU
+ * lane and is held there while job y proves on the device's lane, then
+ * released. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t x;
+    int held, released;
+} lane_gate;
+
+static cuzk_fault lane_fault(void *ctx, uint64_t job, unsigned part, unsigned attempt,
+                             unsigned device)
+{
+    (void)part;
+    (void)device;
+    lane_gate *g = ctx;
+    if (job != g->x) return CUZK_FAULT_NONE;
+    if (attempt < 3) return CUZK_FAULT_ERROR;
+    pthread_mutex_lock(&g->mu);
+    g->held = 1;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->released) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    return CUZK_FAULT_NONE;
+}
+
+static void test_cpu_lane(void)
+{
+    char err[CUZK_ERRMSG_LEN];
+    CHECK(cuzk_backend_find("gpu") == &FAKE_GPU);
+    lane_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.backend = "gpu";
+    cfg.fault = lane_fault;
+    cfg.fault_ctx = &g;
+    cuzk_engine *e = mk(&cfg, 0);
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    for (size_t i = 0; i < st.n_lanes; i++) CHECK(!st.lanes[i].cpu_fallback); /* not yet */
+    cuzk_engine_status_free(&st);
+    g.x = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    start(e);
+    pthread_mutex_lock(&g.mu);
+    while (!g.held) pthread_cond_wait(&g.cv, &g.mu);
+    pthread_mutex_unlock(&g.mu);
+    int seen = 0;
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    for (size_t i = 0; i < st.n_lanes; i++)
+        seen += st.lanes[i].cpu_fallback && st.lanes[i].job == g.x &&
+                st.lanes[i].attempt == 3 && st.lanes[i].device == 0;
+    cuzk_engine_status_free(&st);
+    CHECK_MSG(seen == 1, "the CPU lane holds job %llu's last attempt", (unsigned long long)g.x);
+    /* The device's lane is free meanwhile. */
+    uint64_t y = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    expect(e, y, CUZK_JOB_DONE);
+    cuzk_job_result *r = NULL;
+    CHECK(cuzk_engine_result(e, y, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
+          r->parts[0].attempts == 1);
+    cuzk_job_result_free(r);
+    pthread_mutex_lock(&g.mu);
+    g.released = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    expect(e, g.x, CUZK_JOB_DONE);
+    r = NULL;
+    CHECK(cuzk_engine_result(e, g.x, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "cpu") &&
+          r->parts[0].attempts == 3);
+    cuzk_job_result_free(r);
+    cuzk_engine_destroy(e);
+}
+
 int main(void)
 {
     test_seed("test_engine");
@@ -1388,5 +1461,6 @@ int main(void)
     test_store_thread();
     test_affinity();
     test_cpu_fallback();
+    test_cpu_lane();
     return test_done("test_engine");
 }

@@ -74,7 +74,9 @@
  * there is one) up to max_attempts attempts in all; then the job fails
  * with the reason. When the attempt that failed ran on another backend
  * than the CPU (a GPU) and one attempt remains, that last one runs on the
- * CPU backend (any device's prover worker runs it, on a CPU workspace made
+ * CPU backend (on the CPU fallback lane, a prover worker started at the
+ * first such attempt, so that the device's lanes go on proving; a device's
+ * worker runs it if that thread could not start; on a CPU workspace made
  * once per key, kept, and charged to the host pool; the result's backend
  * says "cpu"). Bad input (an unsatisfied witness, malformed inputs) fails
  * the job at once. A failing job never stops the engine.
@@ -576,6 +578,10 @@ typedef struct {
                               * workspace before the work starts */
 typedef struct {
     int prover;               /* 0 witness worker, 1 prover worker */
+    int cpu_fallback;         /* a prover: the CPU fallback lane, which
+                               * proves the last attempt of partitions that
+                               * failed on a device (started at the first);
+                               * device: that partition's device, else 0 */
     unsigned device;          /* prover: its device; witness: 0 */
     unsigned slot;            /* its index among the witness workers, or
                                * among its device's prover workers */

@@ -1953,14 +1953,16 @@ static int on_stage(void *ctx, cuzk_prove_stage next)
 
 /* The ready partition device d takes: the first it may take (a retry
  * avoids the device that failed it when there is another; a CPU fallback
- * waits for its key's CPU workspace), unless a later one of the same
- * priority has a key with a workspace on d already: that one, so keys are
- * not made resident on every device in turn. Under mu. */
+ * is the CPU lane's once that runs, and waits for its key's CPU
+ * workspace), unless a later one of the same priority has a key with a
+ * workspace on d already: that one, so keys are not made resident on
+ * every device in turn. Under mu. */
 static epart *ready_take(cuzk_engine *e, unsigned d)
 {
     epart **pick = NULL;
     for (epart **pp = &e->ready; *pp; pp = &(*pp)->next) {
         epart *p = *pp;
+        if (p->on_cpu && e->cpu_lane_on) continue;
         if (pick && p->j->prio != (*pick)->j->prio) break;
         if (p->attempt && p->last_device == d && e->n_devices > 1 &&
             p->attempt < e->cfg.max_attempts && !p->on_cpu)
@@ -1976,6 +1978,21 @@ static epart *ready_take(cuzk_engine *e, unsigned d)
     e->n_ready--;
     if (p->on_cpu) p->j->c->ws_cpu_busy = 1;
     return p;
+}
+
+/* The CPU lane's partition: the first CPU fallback whose key's CPU
+ * workspace is free. Under mu. */
+static epart *ready_take_cpu(cuzk_engine *e)
+{
+    for (epart **pp = &e->ready; *pp; pp = &(*pp)->next) {
+        epart *p = *pp;
+        if (!p->on_cpu || p->j->c->ws_cpu_busy) continue;
+        *pp = p->next;
+        e->n_ready--;
+        p->j->c->ws_cpu_busy = 1;
+        return p;
+    }
+    return NULL;
 }
 
 /* Stopping: the provers and the finalizer run until no partition is in
@@ -1994,12 +2011,15 @@ static void *prover_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         epart *p = NULL;
-        while (!(p = ready_take(e, d))) {
+        while (!(p = wk->cpu_lane ? ready_take_cpu(e) : ready_take(e, d))) {
             if (pipeline_idle(e)) break;
             pthread_cond_wait(&e->cv_work, &e->mu);
         }
         if (!p) break;
         pthread_cond_broadcast(&e->cv_work); /* a ready slot is free */
+        /* The CPU lane proves for the device the partition failed on (its
+         * events and counters are that device's). */
+        if (wk->cpu_lane) d = p->last_device;
         ejob *j = p->j;
         ecirc *c = j->c;
         p->attempt++;
@@ -2100,6 +2120,25 @@ static void *prover_main(void *arg)
     return NULL;
 }
 
+/* Starts the CPU fallback lane (once; not while stopping): a prover worker
+ * that takes only the partitions sent to the CPU, so that a partition's
+ * last attempt (minutes at full size on the CPU) does not hold its
+ * device's lane. Without it (the thread could not start) the device lanes
+ * take them, as before. Under mu. */
+static void cpu_lane_start(cuzk_engine *e)
+{
+    if (e->cpu_lane_on || e->stopping || e->n_workers != e->cpu_slot) return;
+    eworker *w = &e->workers[e->cpu_slot];
+    w->e = e;
+    w->index = (unsigned)e->cpu_slot;
+    w->kind = 1;
+    w->cpu_lane = 1;
+    if (pthread_create(&w->th, NULL, prover_main, w)) return;
+    w->started = 1;
+    e->n_workers = e->cpu_slot + 1;
+    e->cpu_lane_on = 1;
+}
+
 static void *final_main(void *arg)
 {
     eworker *wk = arg;
@@ -2153,6 +2192,7 @@ static void *final_main(void *arg)
             /* The last attempt of a partition that failed on a GPU runs on
              * the CPU backend: slower, but it does not share the fault. */
             p->on_cpu = p->off_cpu && p->attempt + 1 == e->cfg.max_attempts;
+            if (p->on_cpu) cpu_lane_start(e);
             cuzk__engine_event(e, CUZK_EV_RETRY, j, p->idx, p->device, p->attempt, 0, 0,
                                p->on_cpu, s);
             elog(e, "job %" PRIu64 " partition %u: attempt %u on device %u failed: %s; retrying%s",
@@ -2417,7 +2457,8 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
     if (e->cfg.store && (s = restart_from_store(e, requeued, err)) != CUZK_OK) return s;
     size_t n_pipe = e->n_witness + (size_t)e->n_devices * e->ppd;
     size_t n = n_pipe + 2 + (e->cfg.store ? 1 : 0);
-    e->workers = calloc(n, sizeof *e->workers);
+    e->workers = calloc(n + 1, sizeof *e->workers); /* + the CPU lane's */
+    e->cpu_slot = n;
     if (e->cfg.store) {
         e->store_ops = malloc(STORE_GROUP_MAX * sizeof *e->store_ops);
         e->store_jobs = malloc(STORE_GROUP_MAX * sizeof *e->store_jobs);
@@ -2803,8 +2844,11 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
         if (w->kind > 1) continue;
         cuzk_lane_status *l = &st->lanes[st->n_lanes++];
         l->prover = w->kind == 1;
-        l->device = l->prover ? w->device : 0;
-        l->slot = l->prover ? (unsigned)(i - e->n_witness) % e->ppd : (unsigned)i;
+        l->cpu_fallback = w->cpu_lane;
+        l->device = w->cpu_lane ? (w->lane_p ? w->lane_p->device : 0) : l->prover ? w->device : 0;
+        l->slot = w->cpu_lane  ? 0
+                  : l->prover ? (unsigned)(i - e->n_witness) % e->ppd
+                              : (unsigned)i;
         if (!w->lane_p) continue;
         l->job = w->lane_p->j->id;
         l->partition = w->lane_p->idx;

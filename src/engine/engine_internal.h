@@ -162,6 +162,7 @@ typedef struct {
                                    * 4 store */
     pthread_t th;
     int started;
+    int cpu_lane;            /* a prover: the CPU fallback lane (device unused) */
     /* witness workers: open built-in circuits, by circuit index */
     cuzk_circuit **ci;
     cuzk_cs *cs;
@@ -211,6 +212,10 @@ struct cuzk_engine {
     uint64_t n_submitted, n_done, n_failed, n_canceled, n_parts_proved, n_retries,
         n_verify_fail, n_evictions;
     uint64_t *dev_proofs, *dev_failures;
+    /* The CPU fallback lane: workers[cpu_slot], started at the first
+     * partition sent to the CPU (so the device lanes go on proving). */
+    size_t cpu_slot;
+    int cpu_lane_on;
     char dev_backend[32][16]; /* the backend of each device's last non-CPU
                                  workspace (else its CPU one)
                                  ("auto" resolved); "" before one */

@@ -827,7 +827,8 @@ static enum MHD_Result get_status(req *r)
     json_t *lanes = json_array(), *prio = json_object();
     for (size_t i = 0; i < st.n_lanes; i++) {
         const cuzk_lane_status *l = &st.lanes[i];
-        json_t *lj = json_pack("{s:s,s:I,s:I}", "kind", l->prover ? "prover" : "witness",
+        json_t *lj = json_pack("{s:s,s:I,s:I}", "kind",
+                               l->cpu_fallback ? "cpu" : l->prover ? "prover" : "witness",
                                "device", (json_int_t)l->device, "slot", (json_int_t)l->slot);
         if (l->job) {
             json_object_set_new(lj, "job", json_integer((json_int_t)l->job));
