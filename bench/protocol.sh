@@ -148,7 +148,7 @@ for d in an.get("devices", []):
     print("   device %d busy %.1f%% (%d attempts)" % (d["device"], 100 * d["efficiency"], d["attempts"]))
 for st in an.get("stages", []):
     if st["stage"] in ("witness", "prove") and st.get("inflation") is not None:
-        print("   %s %s: %.1f ms under load, %.1f alone: x%.2f" % (st["circuit"], st["stage"], st["load"]["median_ms"], st["isolation"]["median_ms"], st["inflation"]))
+        print("   %s %s: mean %.1f ms under load, %.1f alone: x%.2f" % (st["circuit"], st["stage"], st["load"]["mean_ms"], st["isolation"]["mean_ms"], st["inflation"]))
 m = an.get("memory", {})
 print("   peak host RSS %.2f GiB, pinned %.2f GiB, device %.2f GiB" % (m.get("peak_rss_bytes", 0) / 2**30, m.get("peak_pinned_bytes", 0) / 2**30, m.get("peak_device_bytes", 0) / 2**30))
 PY
