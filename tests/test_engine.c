@@ -1102,7 +1102,9 @@ static void test_store_thread(void)
     }
     gate_release(&g); /* job 1 proves; the others' ends wait for the store */
     cuzk_job_info info;
-    CHECK(cuzk_engine_wait(e, id[0], 300, &info, err) == CUZK_OK);
+    /* 1 s for job 1's proof and the cancels' ends to reach the held store
+     * (300 ms gave a largest group of 3 once under ASan on 2 busy cores). */
+    CHECK(cuzk_engine_wait(e, id[0], 1000, &info, err) == CUZK_OK);
     CHECK_MSG(info.state == CUZK_JOB_RUNNING, "job 1 is %s before its end is committed",
               cuzk_job_state_name(info.state));
     cuzk_job_info_free(&info);
