@@ -288,8 +288,9 @@ uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws);
 /* The backend it proves on ("cpu", ...). */
 const char *cuzk_workspace_backend(const cuzk_workspace *ws);
 /* "" or, for a workspace that backend "auto" put on the CPU because the
- * registered backends refused the key, the last refusal ("gpu: the key
- * does not fit in device memory: ..."). Owned by ws. */
+ * registered backends refused the key, the last refusal, led by the
+ * backend's name ("gpu: the key does not fit in device memory: ...").
+ * Owned by ws. */
 const char *cuzk_workspace_note(const cuzk_workspace *ws);
 /* The backend's own state of ws (what its ws_create made), for that
  * backend's test hooks only. */

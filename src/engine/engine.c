@@ -945,8 +945,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
         return s;
     }
     if (cuzk_workspace_note(*out)[0])
-        elog(e, "circuit %s: device %u proves on the CPU: %s", c->name, d,
-             cuzk_workspace_note(*out));
+        elog(e, "circuit %s: on the CPU (device %u: %s)", c->name, d, cuzk_workspace_note(*out));
     elog(e, "circuit %s: a workspace on %s (device %u): %.2f GB in %.1f s", c->name,
          cuzk_workspace_backend(*out), d, (double)cuzk_workspace_bytes(*out) / 1e9, secs);
     copystr(c->ws_backend, sizeof c->ws_backend, cuzk_workspace_backend(*out));

@@ -183,9 +183,13 @@ cuzk_status cuzk_workspace_create(cuzk_workspace **out, const cuzk_groth16_pk *p
         for (unsigned i = 0; i < n && s != CUZK_OK; i++) {
             ws->be = cand[i];
             s = ws->be->ws_create(&ws->bws, pk, &ws->cfg, err);
-            if (s != CUZK_OK)
-                snprintf(ws->note, sizeof ws->note, "%s: %s", ws->be->name,
-                         err && err[0] ? err : cuzk_strerror(s));
+            if (s != CUZK_OK) { /* "gpu: ...", once: the backend's errors may say so */
+                const char *why = err && err[0] ? err : cuzk_strerror(s);
+                size_t nl = strlen(ws->be->name);
+                int named = !strncmp(why, ws->be->name, nl) && !strncmp(why + nl, ": ", 2);
+                snprintf(ws->note, sizeof ws->note, "%s%s%s", named ? "" : ws->be->name,
+                         named ? "" : ": ", why);
+            }
         }
         if (s == CUZK_OK) ws->note[0] = 0; /* an earlier candidate's refusal */
         if (s != CUZK_OK) {
