@@ -1289,6 +1289,17 @@ static const cuzk_prover_backend FAKE_GPU = {"gpu",   gpu_create, gpu_destroy, g
                                              gpu_h,   gpu_a,      gpu_b2,      gpu_c,
                                              0};
 
+/* Job id's one partition was proved on backend be at attempt `attempts`. */
+static void expect_proved_on(cuzk_engine *e, uint64_t id, const char *be, unsigned attempts)
+{
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_job_result *r = NULL;
+    CHECK_MSG(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, be) &&
+                  r->parts[0].attempts == attempts,
+              "job %llu: wanted %s at attempt %u", (unsigned long long)id, be, attempts);
+    cuzk_job_result_free(r);
+}
+
 /* Registers "gpu" for the rest of the process: runs last. */
 static void test_cpu_fallback(void)
 {
@@ -1303,10 +1314,7 @@ static void test_cpu_fallback(void)
     /* A working GPU proves. */
     uint64_t id = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
     expect(e, id, CUZK_JOB_DONE);
-    cuzk_job_result *r = NULL;
-    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
-          r->parts[0].attempts == 1);
-    cuzk_job_result_free(r);
+    expect_proved_on(e, id, "gpu", 1);
     {   /* status names the backend in use, not "auto" */
         cuzk_engine_status st0;
         unsigned dv = 0;
@@ -1320,10 +1328,7 @@ static void test_cpu_fallback(void)
     atomic_store(&gpu_broken, 1);
     id = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
     expect(e, id, CUZK_JOB_DONE);
-    r = NULL;
-    CHECK(cuzk_engine_result(e, id, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "cpu") &&
-          r->parts[0].attempts == 3);
-    cuzk_job_result_free(r);
+    expect_proved_on(e, id, "cpu", 3);
     static cuzk_event ev[4096];
     size_t n = cuzk_engine_timeline(e, 0, ev, 4096, NULL), retries = 0, to_cpu = 0;
     for (size_t i = 0; i < n; i++)
@@ -1401,7 +1406,6 @@ static cuzk_fault lane_fault(void *ctx, uint64_t job, unsigned part, unsigned at
 
 static void test_cpu_lane(void)
 {
-    char err[CUZK_ERRMSG_LEN];
     CHECK(cuzk_backend_find("gpu") == &FAKE_GPU);
     lane_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
     cuzk_engine_config cfg;
@@ -1429,19 +1433,13 @@ static void test_cpu_lane(void)
     /* The device's lane is free meanwhile. */
     uint64_t y = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
     expect(e, y, CUZK_JOB_DONE);
-    cuzk_job_result *r = NULL;
-    CHECK(cuzk_engine_result(e, y, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "gpu") &&
-          r->parts[0].attempts == 1);
-    cuzk_job_result_free(r);
+    expect_proved_on(e, y, "gpu", 1);
     pthread_mutex_lock(&g.mu);
     g.released = 1;
     pthread_cond_broadcast(&g.cv);
     pthread_mutex_unlock(&g.mu);
     expect(e, g.x, CUZK_JOB_DONE);
-    r = NULL;
-    CHECK(cuzk_engine_result(e, g.x, &r, err) == CUZK_OK && !strcmp(r->parts[0].backend, "cpu") &&
-          r->parts[0].attempts == 3);
-    cuzk_job_result_free(r);
+    expect_proved_on(e, g.x, "cpu", 3);
     cuzk_engine_destroy(e);
 }
 
