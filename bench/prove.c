@@ -236,7 +236,7 @@ int bench_prove(int argc, char **argv)
     const char *keyfile = NULL, *pce_path = NULL, *circuit = NULL, *model_name = NULL;
     unsigned size = 0;
     int runs = 5, json = 0, calibrate = 0;
-    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0;
+    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0;
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
@@ -272,6 +272,8 @@ int bench_prove(int argc, char **argv)
                 return 2;
             }
             *(strstr(o, "ntt") ? &ntt_fp64 : &msm_fp64) = (unsigned)v;
+        } else if (!strcmp(argv[i], "--gpu-sparse-early")) {
+            sparse_early = 1;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--calibrate")) {
@@ -289,7 +291,7 @@ int bench_prove(int argc, char **argv)
                    "                        | --key K.cuzk --pce P.pce --circuit ID [--size full|N])\n"
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
-                   "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S]\n"
+                   "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -300,6 +302,7 @@ int bench_prove(int argc, char **argv)
                    "plans' flags as cuzk_config.gpu_msm_flags (0x100: plain, no upgrades);\n"
                    "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
+                   "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"
@@ -366,6 +369,7 @@ int bench_prove(int argc, char **argv)
     cfg.gpu_msm_flags = gpu_msm_flags;
     cfg.gpu_ntt_fp64 = ntt_fp64;
     cfg.gpu_msm_fp64 = msm_fp64;
+    cfg.gpu_sparse_early = sparse_early;
     int rc = 2;
     char label[64];
     /* The model: measured first, so that a failed calibration costs no key load. */

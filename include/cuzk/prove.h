@@ -67,6 +67,10 @@ typedef struct {
      * (docs/device-runs.md). */
     unsigned gpu_ntt_fp64;
     unsigned gpu_msm_fp64;
+    /* 1: the GPU starts the sparse MSMs (A, B1, L, B2) before the NTTs, to
+     * run beside them; 0 (the default until a device run has timed it,
+     * docs/perf.md "The sparse MSMs beside the NTTs"): after them. */
+    unsigned gpu_sparse_early;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;
 

@@ -21,7 +21,7 @@
  *              Lagrange key), for a monomial key a coset inverse NTT; the
  *              H scalars in place of a; the scalars of B's variables
  *              gathered by the key's b_var. Nothing crosses to the host.
- *              With CUZK_GPU_SPARSE_EARLY=1 it first starts the four
+ *              With cuzk_config.gpu_sparse_early it first starts the four
  *              sparse MSMs over the witness scalars (A, B1, L in G1, B2 in
  *              G2), which then run beside the NTTs.
  *   msm_a      starts H's MSM (plain; and the others if h_poly did not),
@@ -473,12 +473,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
         return s;
     }
     gw->nstreams = cuzk_gpu_ctx_streams(gw->ctx);
-    /* CUZK_GPU_SPARSE_EARLY=1 starts the sparse MSMs in h_poly, beside the
-     * NTTs; unset or 0, every MSM starts in msm_a, after them. Off until a
-     * device run has timed both (docs/perf.md, "The sparse MSMs beside the
-     * NTTs"). */
-    const char *se = getenv("CUZK_GPU_SPARSE_EARLY");
-    gw->sparse_early = se && !strcmp(se, "1");
+    gw->sparse_early = cfg->gpu_sparse_early != 0;
 
     /* Buffers first, then the plans plain (what a proof needs), then the
      * upgrades while they fit: a key that fits plain always gets a

@@ -12,7 +12,7 @@
  * witness (CUZK_ERR_UNSATISFIED, never a proof); a pool too small for the
  * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
  * scratch (gpu_streams 2); the sparse MSMs started beside the NTTs
- * (CUZK_GPU_SPARSE_EARLY=1); porep at 2^18 and 2^20; witnesses whose aux part
+ * (gpu_sparse_early); porep at 2^18 and 2^20; witnesses whose aux part
  * is all 0 or all 1, and a circuit of public inputs only; a bit flipped in
  * a key point in device memory (CUZK_ERR_PROOF_INVALID, never a proof).
  *
@@ -59,6 +59,8 @@ static unsigned gpu_streams;
 static unsigned ws_flags;
 /* gpu_ntt_fp64 and gpu_msm_fp64: the FP64 shares (0: integer only). */
 static unsigned ntt_fp64, msm_fp64;
+/* gpu_sparse_early: the sparse MSMs started before the NTTs. */
+static unsigned sparse_early;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
@@ -71,6 +73,7 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cfg.ws_flags = ws_flags;
     cfg.gpu_ntt_fp64 = ntt_fp64;
     cfg.gpu_msm_fp64 = msm_fp64;
+    cfg.gpu_sparse_early = sparse_early;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -583,7 +586,7 @@ late:;
     static const circ_case big[2] = {{"porep-32g", 18}, {"porep-32g", 20}};
     /* One scratch shared by the five plans (their MSMs in turn), then two
      * (H | the sparse MSMs, windows sorted in batches); then the sparse
-     * MSMs started by h_poly, beside the NTTs (CUZK_GPU_SPARSE_EARLY=1,
+     * MSMs started by h_poly, beside the NTTs (cuzk_config.gpu_sparse_early,
      * read when a workspace is made), on their own streams and on one
      * shared scratch, with proofs stopped before msm_a. */
     static const struct {
@@ -591,7 +594,7 @@ late:;
     } rounds[4] = {{2, 0}, {3, 0}, {0, 1}, {2, 1}};
     for (int k = 0; k < 4; k++) {
         gpu_streams = rounds[k].streams;
-        if (rounds[k].early) setenv("CUZK_GPU_SPARSE_EARLY", "1", 1);
+        sparse_early = rounds[k].early;
         printf("%s: gpu_streams %u, sparse MSMs %s\n", NAME, gpu_streams,
                rounds[k].early ? "beside the NTTs" : "after them");
         circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
@@ -601,7 +604,7 @@ late:;
     }
     gpu_streams = 0;
     many_proofs(&big[0], 2);
-    unsetenv("CUZK_GPU_SPARSE_EARLY");
+    sparse_early = 0;
     /* Products on the FP64 pipe too (the prover's shares), bit for bit. */
     static const unsigned shares[3][2] = {{2, 3}, {4, 4}, {1, 1}};
     for (int k = 0; k < 3; k++) {
