@@ -147,7 +147,9 @@ typedef struct {
     const char *id;  /* for --kernel */
     cuzk_gpu_field field;
     cuzk_gpu_op op;
-    int imad;       /* partial products per operation, as counted in ff.cuh */
+    int imad;       /* partial products per operation, as counted in ff.cuh
+                       (Fr: the generic steps, variant 4; variant 0 takes
+                       120 / 92, variant 11 112 / 84) */
     int imad_mul;   /* partial products per multiplication of the field */
     int slots;      /* IMAD issue slots per operation in the H200 SASS */
 } kernel_t;
@@ -1038,16 +1040,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench kernels [--iters K] [--reps R] [--waves W] [--block B]\n"
-            "                          [--ilp 1|2] [--variant 0-10] [--sweep] [--device D]\n"
+            "                          [--ilp 1|2] [--variant 0-11] [--sweep] [--device D]\n"
             "                          [--kernel fr-mul|fr-sqr|fp-mul|fp-sqr] [--calibrate]\n"
             "  Field mul/sqr throughput on the GPU (defaults: K 1024, R 11, W 4,\n"
             "  B 256, ilp 1, variant 0). --sweep tries blocks 128/256/512 x ilp 1/2,\n"
             "  then variants 1-4. Variant 1 is for comparison: mul = product\n"
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
-            "  immediates / M0 from constant memory / all from constant memory;\n"
+            "  immediates / M0 from constant memory / all from constant memory, with\n"
+            "  the generic Montgomery steps (Fr's variant 0 uses r0 = 1);\n"
             "  5 the FP64 pipe; 6/7/8 mixed, 1+1 / 1+2 / 2+1 integer + FP64 chains\n"
             "  per thread (their ilp, 2/3/3, is set by the variant); 9/10 as 5/6\n"
-            "  with Fp's column sums in doubles (ff64_mul_fc).\n"
+            "  with Fp's column sums in doubles (ff64_mul_fc); 11 (Fr) the steps that\n"
+            "  also skip r1 = 2^32 - 1.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
             "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
             "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
@@ -1120,11 +1124,11 @@ int bench_kernels(int argc, char **argv)
         }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 10) {
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 11) {
         usage(stderr);
         return 2;
     }
-    if (cfg.variant >= 6 && cfg.variant != 9) /* fixed by the variant */
+    if (cfg.variant >= 6 && cfg.variant != 9 && cfg.variant != 11) /* fixed by the variant */
         cfg.ilp = cfg.variant == 6 || cfg.variant == 10 ? 2 : 3;
 
     int count = 0;

@@ -37,6 +37,8 @@
  * Counts: 32x32-bit partial products (research/gpu-sota.md §5.2), mul
  * 2N^2 + N (Fr 136, Fp 300), sqr N(N-1)/2 + N + N^2 + N (Fr 108, Fp 234);
  * N of them (the quotient digits m) need only the low half (a plain IMAD).
+ * Fr's library code drops 2N of them (its low limb is 1, FF_CONST_MEM_P0ONE
+ * below): mul 120, sqr 92. The SASS counts that follow are the generic ones.
  * In the SASS on the H200 (per operation, in the throughput loop): Fr mul
  * 120 IMAD.WIDE + 8 IMAD.HI + 8 IMAD, Fp mul 276 IMAD.WIDE + 12 IMAD.HI +
  * 12 IMAD. Plus, per row, N + 2 additions, and 3N ALU instructions for the
@@ -85,7 +87,22 @@
  * IMAD.WIDE only when the chain starts with a multiply-add. A chain that
  * starts with a plain add (for instance after replacing m*p0 = m*1 by an add,
  * tried by hand: 55.8 G/s) loses the fusion for all its later pairs. */
-enum { FF_CONST_IMM = 0, FF_CONST_M0 = 1, FF_CONST_MEM = 2 };
+enum { FF_CONST_IMM = 0, FF_CONST_M0 = 1, FF_CONST_MEM = 2, FF_CONST_MEM_P0ONE = 3,
+       FF_CONST_MEM_P01 = 4 };
+
+/* FF_CONST_MEM_P0ONE (Fr only): the constants from memory, and the Montgomery
+ * steps specialised to r's low limb r0 = 1. Then M0 = -r^-1 = -1 mod 2^32, so
+ * the quotient digit is m = -s0 (no product), and s0 + m*r0 = c0*W with
+ * c0 = (s0 != 0): word 0 of the step needs no product either, and c0 rides
+ * into word 1 as the free addend of a wide product that starts there (the
+ * row's a1*b_i, or m*r1 in a reduction). So a row costs 15 products instead
+ * of 17: Fr mul 120 instead of 136 (240 IMAD issue slots instead of 264),
+ * sqr 92 instead of 108. The even chain of m*r now starts at
+ * word 2 with a multiply-add, so ptxas still fuses its pairs (a chain that
+ * starts with a plain add loses the fusion, see above).
+ * FF_CONST_MEM_P01 (Fr only, a benchmark variant) also uses r1 = 2^32 - 1:
+ * m*r1 + c0 is formed on the ALU, so a row costs 14 products (Fr mul 112,
+ * sqr 84), for ~6 more ALU instructions a row (ff_mul's comment). */
 
 static FF_INLINE constexpr uint32_t ff_fr_imm(int i)
 {
@@ -119,10 +136,12 @@ static __constant__ uint32_t ff_fp_cmem[13] = {
 template <int K>
 struct FfFrT {
     static constexpr int N = 8;
+    static constexpr bool P0_ONE = K == FF_CONST_MEM_P0ONE;
+    static constexpr bool P1_MAX = K == FF_CONST_MEM_P01;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
-        if (K == FF_CONST_MEM) return ff_fr_cmem[i];
+        if (K >= FF_CONST_MEM) return ff_fr_cmem[i];
 #endif
         return ff_fr_imm(i);
     }
@@ -138,6 +157,8 @@ struct FfFrT {
 template <int K>
 struct FfFpT {
     static constexpr int N = 12;
+    static constexpr bool P0_ONE = false;
+    static constexpr bool P1_MAX = false;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -155,7 +176,11 @@ struct FfFpT {
 };
 
 /* The library's choices (see docs/perf.md for the measurements). */
+#ifdef CUZK_FR_GENERIC_STEPS /* benchmark builds only: Fr with the generic steps */
 typedef FfFrT<FF_CONST_MEM> FfFr;
+#else
+typedef FfFrT<FF_CONST_MEM_P0ONE> FfFr;
+#endif
 typedef FfFpT<FF_CONST_IMM> FfFp;
 
 /* ------------------------------------------------- carry-chain primitives -- */
@@ -228,6 +253,20 @@ FF_INLINE void ff_mul_wide(uint32_t &lo, uint32_t &hi, uint32_t a, uint32_t b)
 #else
     asm("{\n\t.reg .b64 t;\n\tmul.wide.u32 t, %2, %3;\n\tmov.b64 {%0, %1}, t;\n\t}"
         : "=r"(lo), "=r"(hi) : "r"(a), "r"(b));
+#endif
+}
+
+/* (hi, lo) = a * b + c: one IMAD.WIDE.U32 with a 64-bit addend. a*b <=
+ * (W - 1)^2, so any c <= 2W - 2 keeps the sum below W^2 = 2^64. */
+FF_INLINE void ff_mul_wide_add(uint32_t &lo, uint32_t &hi, uint32_t a, uint32_t b, uint64_t c)
+{
+#if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
+    uint64_t t = (uint64_t)a * b + c;
+    lo = (uint32_t)t;
+    hi = (uint32_t)(t >> 32);
+#else
+    asm("{\n\t.reg .b64 t;\n\tmad.wide.u32 t, %2, %3, %4;\n\tmov.b64 {%0, %1}, t;\n\t}"
+        : "=r"(lo), "=r"(hi) : "r"(a), "r"(b), "l"(c));
 #endif
 }
 
@@ -306,36 +345,87 @@ FF_INLINE void ff_neg(uint32_t r[F::N], const uint32_t a[F::N])
 
 /* --------------------------------------------------------- multiplication -- */
 
+/* The quotient digit of a Montgomery step on a sum whose word 0 is s0,
+ * m = s0 * M0 mod W, and u = the 2-word value that the skipped products of
+ * the step leave at words 1 and 2 (the caller adds u_lo at word 1, as the
+ * addend of the wide product that starts there):
+ * - generic: no product is skipped, u = 0;
+ * - P0_ONE (p0 = 1, so M0 = -1): m = -s0, and s0 + m*p0 = c0*W with
+ *   c0 = (s0 != 0): u = c0;
+ * - P1_MAX (also p1 = W - 1): u = c0 + m*p1 = c0 + m*W - m, which is 0 for
+ *   s0 = 0 and (~s0)*W + s0 + 1 otherwise; no product either. */
+template <class F>
+FF_INLINE uint32_t ff_redc_digit(uint32_t s0, uint32_t &u_lo, uint32_t &u_hi)
+{
+    if (F::P1_MAX) {
+        uint64_t u = s0 ? ((uint64_t)~s0 << 32) + s0 + 1 : 0;
+        u_lo = (uint32_t)u;
+        u_hi = (uint32_t)(u >> 32);
+        return 0u - s0;
+    }
+    u_hi = 0;
+    if (F::P0_ONE) {
+        u_lo = s0 != 0;
+        return 0u - s0;
+    }
+    u_lo = 0;
+    return s0 * F::m0();
+}
+
 /* One Montgomery step on the pre-shift sum held in s (words 0..N, s[N] a
- * carry word) and o (o[k] is word k+1, k < N): adds m*p with
- * m = s[0]*M0 (so word 0 becomes zero) and returns the shifted sum
- * (s >> 32) + o in s[0..N-1]. N + 1 products, N + 2 ALU. With O_EMPTY the odd
+ * carry word) and o (o[k] is word k+1, k < N): adds m*p, m from
+ * ff_redc_digit (so word 0 becomes zero) and returns the shifted sum
+ * (s >> 32) + o in s[0..N-1]. N + 1 products (N - 1 with P0_ONE, N - 2 with
+ * P1_MAX: the skipped ones are u), N + 2 ALU. With O_EMPTY the odd
  * accumulator is taken as zero (o is only written): its products are then
- * plain wide multiplications. */
+ * plain wide multiplications, and u goes into its first pair; otherwise the
+ * caller has already added u at word 1 (o[0], see ff_mul). */
 template <class F, bool O_EMPTY>
-FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N])
+FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N], uint32_t m, uint32_t u_lo,
+                            uint32_t u_hi)
 {
     constexpr int n = F::N;
-    uint32_t m = s[0] * F::m0();
-    /* s += m * p_even: pairs (j, j+1), j even; carry into s[n]. */
-    ff_mad_lo_cc(s[0], m, F::p(0));
-    ff_madc_hi_cc(s[1], m, F::p(0));
+    /* s += m * p_even: pairs (j, j+1), j even; carry into s[n]. With P0_ONE
+     * the pair of j = 0 is skipped: word 0 is dropped by the shift, and
+     * m*p0 = m < W adds nothing to word 1 but the carry in u. */
+    if (F::P0_ONE || F::P1_MAX) {
+        ff_mad_lo_cc(s[2], m, F::p(2));
+        ff_madc_hi_cc(s[3], m, F::p(2));
+    } else {
+        ff_mad_lo_cc(s[0], m, F::p(0));
+        ff_madc_hi_cc(s[1], m, F::p(0));
+        ff_madc_lo_cc(s[2], m, F::p(2));
+        ff_madc_hi_cc(s[3], m, F::p(2));
+    }
 #pragma unroll
-    for (int j = 2; j < n; j += 2) {
+    for (int j = 4; j < n; j += 2) {
         ff_madc_lo_cc(s[j], m, F::p(j));
         ff_madc_hi_cc(s[j + 1], m, F::p(j));
     }
     s[n] = ff_addc(s[n], 0);
     /* o += m * p_odd: pairs (j, j+1) of words, stored at o[j-1], o[j]. The
-     * carry out of the top is zero by the bound in the header comment. */
+     * carry out of the top is zero by the bound in the header comment. With
+     * P1_MAX the pair of j = 1 is u. */
     if (O_EMPTY) {
+        if (F::P1_MAX) {
+            o[0] = u_lo;
+            o[1] = u_hi;
+        } else {
+            ff_mul_wide_add(o[0], o[1], m, F::p(1), u_lo);
+        }
 #pragma unroll
-        for (int j = 1; j < n; j += 2) ff_mul_wide(o[j - 1], o[j], m, F::p(j));
+        for (int j = 3; j < n; j += 2) ff_mul_wide(o[j - 1], o[j], m, F::p(j));
     } else {
-        ff_mad_lo_cc(o[0], m, F::p(1));
-        ff_madc_hi_cc(o[1], m, F::p(1));
+        if (F::P1_MAX) {
+            ff_mad_lo_cc(o[2], m, F::p(3));
+        } else {
+            ff_mad_lo_cc(o[0], m, F::p(1));
+            ff_madc_hi_cc(o[1], m, F::p(1));
+            ff_madc_lo_cc(o[2], m, F::p(3));
+        }
+        ff_madc_hi_cc(o[3], m, F::p(3));
 #pragma unroll
-        for (int j = 3; j < n - 1; j += 2) {
+        for (int j = 5; j < n - 1; j += 2) {
             ff_madc_lo_cc(o[j - 1], m, F::p(j));
             ff_madc_hi_cc(o[j], m, F::p(j));
         }
@@ -349,21 +439,43 @@ FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N])
     s[n - 1] = ff_addc(s[n], o[n - 1]);
 }
 
+/* o = a_odd * bi as disjoint pairs (o[k] is word k+1), plus w at word 1
+ * (w < 2W - 1: then a1*bi + w < W^2, one wide product with its addend). */
+template <class F>
+FF_INLINE void ff_row_odd(uint32_t o[F::N], const uint32_t a[F::N], uint32_t bi, uint64_t w)
+{
+    if (F::P0_ONE || F::P1_MAX) ff_mul_wide_add(o[0], o[1], a[1], bi, w);
+    else                        ff_mul_wide(o[0], o[1], a[1], bi);
+#pragma unroll
+    for (int j = 3; j < F::N; j += 2) ff_mul_wide(o[j - 1], o[j], a[j], bi);
+}
+
 /* r = a * b * R^-1 mod p (operand-scanning, interleaved Montgomery, see the
- * header comment). r may alias a or b. Fr: 136 products, Fp: 300. */
+ * header comment). r may alias a or b. Fr: 136 products (120 with P0_ONE,
+ * 112 with P1_MAX), Fp: 300.
+ *
+ * The skipped products' u (ff_redc_digit) is added at word 1 of its row as
+ * the addend of the row's fresh product a1*b_i. With P1_MAX u has two words,
+ * and a1*b_i + u could overflow the pair, so its high word (word 2 of this
+ * row, word 1 after the shift) is carried to the next row's addend instead,
+ * g: the next quotient depends on word 0 only, and the addend u_lo + g <
+ * 2W - 1 fits. The last row's g is added after the loop. What the
+ * accumulators hold is the exact sum less g*W^2 (pre-shift): no larger than
+ * the generic code's, so its bounds hold. */
 template <class F>
 FF_INLINE void ff_mul(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b[F::N])
 {
     constexpr int n = F::N;
-    uint32_t s[n + 1], o[n];
+    uint32_t s[n + 1], o[n], m, u_lo, u_hi, g = 0;
     /* Row 0: the sum is empty, so the products go straight into their pairs. */
     uint32_t b0 = b[0];
 #pragma unroll
     for (int j = 0; j < n; j += 2) ff_mul_wide(s[j], s[j + 1], a[j], b0);
     s[n] = 0;
-#pragma unroll
-    for (int j = 1; j < n; j += 2) ff_mul_wide(o[j - 1], o[j], a[j], b0);
-    ff_redc_step<F, false>(s, o);
+    m = ff_redc_digit<F>(s[0], u_lo, u_hi);
+    ff_row_odd<F>(o, a, b0, u_lo);
+    ff_redc_step<F, false>(s, o, m, u_lo, u_hi);
+    g = u_hi;
 #pragma unroll
     for (int i = 1; i < n; i++) {
         uint32_t bi = b[i];
@@ -377,9 +489,16 @@ FF_INLINE void ff_mul(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b
         }
         s[n] = ff_addc(0, 0);
         /* o = a_odd * b_i: disjoint pairs, no carries. */
+        m = ff_redc_digit<F>(s[0], u_lo, u_hi);
+        ff_row_odd<F>(o, a, bi, (uint64_t)u_lo + g);
+        ff_redc_step<F, false>(s, o, m, u_lo, u_hi);
+        g = u_hi;
+    }
+    if (F::P1_MAX) { /* s += g*W: the exact sum, < 2p */
+        s[1] = ff_add_cc(s[1], g);
 #pragma unroll
-        for (int j = 1; j < n; j += 2) ff_mul_wide(o[j - 1], o[j], a[j], bi);
-        ff_redc_step<F, false>(s, o);
+        for (int k = 2; k < n - 1; k++) s[k] = ff_addc_cc(s[k], 0);
+        s[n - 1] = ff_addc(s[n - 1], 0);
     }
     ff_reduce_once<F>(r, s);
 }
@@ -398,7 +517,8 @@ FF_INLINE void ff_redc_wide(uint32_t r[F::N], const uint32_t t[2 * F::N])
     s[n] = 0;
 #pragma unroll
     for (int i = 0; i < n; i++) {
-        ff_redc_step<F, true>(s, od);
+        uint32_t u_lo, u_hi, m = ff_redc_digit<F>(s[0], u_lo, u_hi);
+        ff_redc_step<F, true>(s, od, m, u_lo, u_hi);
         s[n] = 0;
     }
     /* s <= p and t_hi < p: s + t_hi < 2p < W^n. */

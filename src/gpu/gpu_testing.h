@@ -55,14 +55,17 @@ typedef struct {
                          mul = product then reduction ("SOS"), sqr = mul(x, x);
                          2, 3, 4: the library's code with the modulus constants
                          as immediates / only M0 from constant memory / all
-                         from constant memory (see src/gpu/ff.cuh).
+                         from constant memory, with the generic Montgomery
+                         steps (Fr's library code specialises them to
+                         r0 = 1: FF_CONST_MEM_P0ONE in src/gpu/ff.cuh).
                          FP64 pipe (src/gpu/ff_fp64.cuh): 5: every chain on the FP64 pipe; mixed
                          (the thread's chains split between the pipes, in the
                          same instruction stream): 6: 1 integer + 1 FP64
                          chain (ilp 2); 7: 1 integer + 2 FP64 (ilp 3); 8: 2
                          integer + 1 FP64 (ilp 3); 9, 10: as 5 and 6 with
                          Fp's column sums in doubles (ff64_mul_fc; Fr: the
-                         same as 5 and 6) */
+                         same as 5 and 6); 11 (Fr only): steps that also
+                         skip r1 = 2^32 - 1 (FF_CONST_MEM_P01) */
 } cuzk_gpu_bench_cfg;
 
 typedef struct {

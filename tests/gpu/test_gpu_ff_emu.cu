@@ -87,6 +87,17 @@ int main(void)
     test_seed(NAME);
     check_field<FfFr, cuzk_fr>("Fr", CUZK_FR_MODULUS, 0x7fffffffffffffffull, 200000, cuzk_fr_mul,
                                cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub, cuzk_fr_neg);
+    check_field<FfFrT<FF_CONST_MEM>, cuzk_fr>("Fr (generic steps)", CUZK_FR_MODULUS,
+                                              0x7fffffffffffffffull, 50000, cuzk_fr_mul,
+                                              cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub, cuzk_fr_neg);
+    check_field<FfFrT<FF_CONST_MEM_P0ONE>, cuzk_fr>("Fr (r0 = 1 steps)", CUZK_FR_MODULUS,
+                                                    0x7fffffffffffffffull, 50000, cuzk_fr_mul,
+                                                    cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub,
+                                                    cuzk_fr_neg);
+    check_field<FfFrT<FF_CONST_MEM_P01>, cuzk_fr>("Fr (r0 = 1, r1 = 2^32 - 1 steps)",
+                                                  CUZK_FR_MODULUS, 0x7fffffffffffffffull, 50000,
+                                                  cuzk_fr_mul, cuzk_fr_sqr, cuzk_fr_add,
+                                                  cuzk_fr_sub, cuzk_fr_neg);
     check_field<FfFp, cuzk_fp>("Fp", CUZK_FP_MODULUS, 0x1fffffffffffffffull, 100000, cuzk_fp_mul,
                                cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub, cuzk_fp_neg);
     return test_done(NAME);
