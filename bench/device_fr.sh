@@ -4,9 +4,10 @@
 # then Fr mul/sqr throughput of the library's code (variant 0) against the
 # generic steps (variant 4) and the steps that also skip r1 (11), and the
 # NTT rows of this build against a build with the generic steps (OLD_BENCH:
-# a cuzk-bench built with -DCUZK_FR_GENERIC_STEPS), in turns: new, old,
-# new, old. Logs go to $OUT as they are written.
-# Env: OUT (required), OLD_BENCH (optional), B (build dir, build-gpu),
+# a cuzk-bench built with -DCUZK_FR_GENERIC_STEPS) and one whose Fr skips
+# r1 too (P01_BENCH: -DCUZK_FR_P01_STEPS), in turns: new, old, p01, new,
+# old, p01. Logs go to $OUT as they are written.
+# Env: OUT (required), OLD_BENCH, P01_BENCH (optional), B (build-gpu),
 # T (seconds per suite, 120).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,9 +35,10 @@ for k in fr-mul fr-sqr; do
             grep -E "^(kernel|Fr )" >>"$L"
     done
 done
-for turn in new old new old; do
+for turn in new old p01 new old p01; do
     bin=$B/cuzk-bench
     [ $turn = old ] && bin=${OLD_BENCH:-}
+    [ $turn = p01 ] && bin=${P01_BENCH:-}
     [ -n "$bin" ] && [ -x "$bin" ] || continue
     echo "== NTT, $turn steps ($bin)" >>"$L"
     timeout 120 "$bin" kernels --ntt --ntt-sizes 24,26,27 --ntt-reps 9 2>&1 |

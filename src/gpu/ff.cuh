@@ -176,8 +176,10 @@ struct FfFpT {
 };
 
 /* The library's choices (see docs/perf.md for the measurements). */
-#ifdef CUZK_FR_GENERIC_STEPS /* benchmark builds only: Fr with the generic steps */
+#if defined(CUZK_FR_GENERIC_STEPS) /* benchmark builds only: Fr with the generic steps */
 typedef FfFrT<FF_CONST_MEM> FfFr;
+#elif defined(CUZK_FR_P01_STEPS) /* benchmark builds only: Fr skipping r0 and r1 */
+typedef FfFrT<FF_CONST_MEM_P01> FfFr;
 #else
 typedef FfFrT<FF_CONST_MEM_P0ONE> FfFr;
 #endif
