@@ -2,7 +2,8 @@
 # One device call for Fr's r0 = 1 Montgomery steps (issue 16, part 1;
 # src/gpu/ff.cuh, FF_CONST_MEM_P0ONE): the field and NTT suites (quick),
 # then Fr mul/sqr throughput of the library's code (variant 0) against the
-# generic steps (variant 4) and the steps that also skip r1 (11), and the
+# generic steps (variant 4), the steps that also skip r1 (11) and one
+# Karatsuba level (12; Fp mul too), and the
 # NTT rows of this build against a build with the generic steps (OLD_BENCH:
 # a cuzk-bench built with -DCUZK_FR_GENERIC_STEPS) and one whose Fr skips
 # r1 too (P01_BENCH: -DCUZK_FR_P01_STEPS), in turns: new, old, p01, new,
@@ -29,10 +30,12 @@ for t in test_gpu_ff test_gpu_ntt; do
         tail -3 "$OUT/$t.log" >>"$L"
     fi
 done
-for k in fr-mul fr-sqr; do
-    for v in 0 4 11 0 4 11; do
-        timeout 60 "$B/cuzk-bench" kernels --no-fp64 --kernel "$k" --variant "$v" 2>&1 |
-            grep -E "^(kernel|Fr )" >>"$L"
+# kernel:variant, twice: Fr mul/sqr of the library (0), generic (4), r1 too
+# (11), Karatsuba (12, on the library's steps); Fp mul plain and Karatsuba.
+for pass in 1 2; do
+    for kv in fr-mul:0 fr-mul:4 fr-mul:11 fr-mul:12 fr-sqr:0 fr-sqr:4 fr-sqr:11 fp-mul:0 fp-mul:12; do
+        timeout 60 "$B/cuzk-bench" kernels --no-fp64 --kernel "${kv%:*}" --variant "${kv#*:}" 2>&1 |
+            grep -E "^(Fr |Fp )" >>"$L"
     done
 done
 for turn in new old p01 new old p01; do

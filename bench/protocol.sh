@@ -99,6 +99,10 @@ devs = " ".join("dev%d %s busy %d proofs %d fail %d" % (d["index"], d["backend"]
 lanes = " ".join("[job %s part %s try %s %s]" % (l.get("job"), l.get("partition"), l.get("attempt"), l.get("stage", "")) for l in s.get("lanes", []) if l.get("kind") == "prover" and "job" in l)
 print(time.strftime("%H:%M:%S"), sys.argv[1], "queued %d running %d done %d failed %d retries %d parts %d;" % (q.get("jobs_queued", 0), q.get("jobs_running", 0), t.get("jobs_done", 0), t.get("jobs_failed", 0), t.get("retries", 0), t.get("partitions_proved", 0)), devs, lanes)
 ' "$1" >>"$OUT/status.log"
+        # The card's own view: memory held and SM utilisation.
+        command -v nvidia-smi >/dev/null &&
+            nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv,noheader 2>/dev/null |
+            sed "s/^/$(date +%T) $1 nvidia-smi: /" >>"$OUT/status.log"
     done
 }
 

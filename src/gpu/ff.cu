@@ -5,6 +5,7 @@
 
 #include "gpu/ff.cuh"
 #include "gpu/ff_fp64.cuh"
+#include "gpu/ff_kara.cuh"
 #include "gpu/gpu_internal.cuh"
 
 /* Elements are read and written as 16-byte vectors: Fr 2, Fp 3 per element. */
@@ -165,7 +166,9 @@ __global__ void ff_throughput_kernel(uint4 *out, const uint4 *a, const uint4 *b,
     for (unsigned it = 0; it < iters; it++) {
 #pragma unroll
         for (int k = 0; k < ILP; k++) {
-            if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL && VAR >= 9)
+            if (VAR == 12 && OP == CUZK_GPU_OP_MUL) ff_mul_kara<F>(x[k], x[k], y);
+            else if (VAR == 12) ff_sqr<F>(x[k], x[k]);
+            else if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL && VAR >= 9)
                 ff64_mul_fc_or<typename Ff64Of<F>::P>(x[k], x[k], y);
             else if (k < ff64_chains(VAR, ILP) && OP == CUZK_GPU_OP_MUL)
                 ff64_mul<typename Ff64Of<F>::P>(x[k], x[k], y);
@@ -243,7 +246,8 @@ static cuzk_status throughput_ilp(cuzk_gpu_ctx *ctx, const void *a, const void *
  * 5 the FP64 pipe (ff_fp64.cuh); 6, 7, 8 mixed, 1 + 1, 1 + 2, 2 + 1 integer
  * + FP64 chains per thread (ilp 2, 3, 3: checked by the caller); 9, 10 as 5
  * and 6 with Fp's column sums in doubles (ff64_mul_fc; Fr: as 5 and 6);
- * 11 (Fr only) the steps that also skip r1 = 2^32 - 1 (FF_CONST_MEM_P01). */
+ * 11 (Fr only) the steps that also skip r1 = 2^32 - 1 (FF_CONST_MEM_P01);
+ * 12 mul with one Karatsuba level on the product (ff_kara.cuh; sqr as 0). */
 template <template <int> class FT, class LIB, int OP>
 static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned var,
@@ -262,6 +266,7 @@ static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *
     case 8: return throughput<LIB, OP, 3, 8>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
     case 9: return throughput_ilp<LIB, OP, 9>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 10: return throughput<LIB, OP, 2, 10>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 12: return throughput_ilp<LIB, OP, 12>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     default: return throughput_ilp<FT<FF_CONST_MEM_P01>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     }
 }
@@ -298,7 +303,7 @@ extern "C" cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field 
         (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) ||
         (field != CUZK_GPU_FR && field != CUZK_GPU_FP) ||
         (fixed_ilp ? ilp != fixed_ilp : ilp != 1 && ilp != 2) ||
-        cfg.variant > 11 || (cfg.variant == 11 && field != CUZK_GPU_FR) || n % ilp || block == 0 || block > 1024 || block % 32)
+        cfg.variant > 12 || (cfg.variant == 11 && field != CUZK_GPU_FR) || n % ilp || block == 0 || block > 1024 || block % 32)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: bad argument");
     size_t elem = field == CUZK_GPU_FR ? CUZK_FR_BYTES : CUZK_FP_BYTES;
     if ((n / ilp + block - 1) / block > 0x7fffffff)

@@ -5,6 +5,7 @@
  * kernels on a GPU. Seeded: replay with CUZK_SEED=<n>. */
 #define CUZK_FF_HOST_EMULATION 1
 #include "gpu/ff.cuh"
+#include "gpu/ff_kara.cuh"
 
 #include <string.h>
 
@@ -51,7 +52,7 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
                         void (*sub)(E *, const E *, const E *), void (*neg)(E *, const E *))
 {
     const int nl = (int)(sizeof(E) / 8);
-    int bad[6] = {0};
+    int bad[7] = {0};
     for (int it = 0; it < iters; it++) {
         E a, b, want;
         rand_raw(a.l, mod, nl, top);
@@ -64,6 +65,8 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
         bad[0] += memcmp(z, &want, sizeof want) != 0;
         ff_mul_sos<F>(z, x, y);
         bad[1] += memcmp(z, &want, sizeof want) != 0;
+        ff_mul_kara<F>(z, x, y);
+        bad[6] += memcmp(z, &want, sizeof want) != 0;
         sqr(&want, &a);
         ff_sqr<F>(z, x);
         bad[2] += memcmp(z, &want, sizeof want) != 0;
@@ -77,8 +80,8 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
         ff_neg<F>(z, x);
         bad[5] += memcmp(z, &want, sizeof want) != 0;
     }
-    static const char *ops[6] = {"mul", "mul_sos", "sqr", "add", "sub", "neg"};
-    for (int k = 0; k < 6; k++)
+    static const char *ops[7] = {"mul", "mul_sos", "sqr", "add", "sub", "neg", "mul_kara"};
+    for (int k = 0; k < 7; k++)
         CHECK_MSG(bad[k] == 0, "%s %s: %d of %d differ", name, ops[k], bad[k], iters);
 }
 
