@@ -148,8 +148,8 @@ typedef struct {
     cuzk_gpu_field field;
     cuzk_gpu_op op;
     int imad;       /* partial products per operation, as counted in ff.cuh
-                       (Fr: the generic steps, variant 4; variant 0 takes
-                       120 / 92, variant 11 112 / 84) */
+                       (the generic steps; Fr variant 11 takes 120 / 92,
+                       13 112 / 84, 12 mul 120 (Fr) / 264 (Fp)) */
     int imad_mul;   /* partial products per multiplication of the field */
     int slots;      /* IMAD issue slots per operation in the H200 SASS */
 } kernel_t;
@@ -1040,18 +1040,19 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench kernels [--iters K] [--reps R] [--waves W] [--block B]\n"
-            "                          [--ilp 1|2] [--variant 0-12] [--sweep] [--device D]\n"
+            "                          [--ilp 1|2] [--variant 0-13 | --variants V,V,..]\n"
+            "                          [--sweep] [--device D]\n"
             "                          [--kernel fr-mul|fr-sqr|fp-mul|fp-sqr] [--calibrate]\n"
             "  Field mul/sqr throughput on the GPU (defaults: K 1024, R 11, W 4,\n"
             "  B 256, ilp 1, variant 0). --sweep tries blocks 128/256/512 x ilp 1/2,\n"
             "  then variants 1-4. Variant 1 is for comparison: mul = product\n"
             "  then reduction, sqr = mul(x, x); 2/3/4 take the modulus constants as\n"
-            "  immediates / M0 from constant memory / all from constant memory, with\n"
-            "  the generic Montgomery steps (Fr's variant 0 uses r0 = 1);\n"
+            "  immediates / M0 from constant memory / all from constant memory;\n"
             "  5 the FP64 pipe; 6/7/8 mixed, 1+1 / 1+2 / 2+1 integer + FP64 chains\n"
             "  per thread (their ilp, 2/3/3, is set by the variant); 9/10 as 5/6\n"
-            "  with Fp's column sums in doubles (ff64_mul_fc); 11 (Fr) the steps that\n"
-            "  also skip r1 = 2^32 - 1; 12 mul with one Karatsuba level.\n"
+            "  with Fp's column sums in doubles (ff64_mul_fc); 11 / 13 (Fr) the steps\n"
+            "  that skip r0 = 1 / r0 and r1 = 2^32 - 1; 12 mul with one Karatsuba level.\n"
+            "  --variants runs each listed variant in turn, in one process.\n"
             "  --calibrate first measures the multiply-add instruction rates.\n"
             "  FP64-pipe rows (src/gpu/ff_fp64.cuh, pure and mixed with the integer pipe)\n"
             "  follow the table: --fp64 for only those, --no-fp64 for none.\n"
@@ -1077,6 +1078,8 @@ int bench_kernels(int argc, char **argv)
 {
     opts_t o = {1024, 11, 4, 0, 0};
     cuzk_gpu_bench_cfg cfg = {256, 1, 0};
+    unsigned variants[16];
+    int nvariants = 0;
     int sweep = 0, device = 0, calibrate = 0;
     int fp64_mode = 1; /* 0: no FP64 rows, 1: after the field table, 2: FP64 only */
     const char *only = NULL, *msm = NULL, *fixed = NULL, *msm_fp64 = NULL;
@@ -1097,6 +1100,19 @@ int bench_kernels(int argc, char **argv)
         else if (v && !strcmp(argv[i], "--block")) { cfg.block = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--ilp")) { cfg.ilp = (unsigned)atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--variant")) { cfg.variant = (unsigned)atoi(v); i++; }
+        else if (v && !strcmp(argv[i], "--variants")) {
+            /* a comma list, each run in this process (one pool for all) */
+            char *end = (char *)v;
+            nvariants = 0;
+            while (*end && nvariants < (int)(sizeof variants / sizeof variants[0])) {
+                unsigned long x = strtoul(end, &end, 10);
+                if (x > 13 || (*end && *end != ',')) { usage(stderr); return 2; }
+                variants[nvariants++] = (unsigned)x;
+                if (*end == ',') end++;
+            }
+            if (!nvariants || *end) { usage(stderr); return 2; }
+            i++;
+        }
         else if (v && !strcmp(argv[i], "--device")) { device = atoi(v); i++; }
         else if (v && !strcmp(argv[i], "--kernel")) { only = v; i++; }
         else if (v && !strcmp(argv[i], "--msm")) { msm = v; i++; }
@@ -1124,7 +1140,7 @@ int bench_kernels(int argc, char **argv)
         }
         else { usage(stderr); return 2; }
     }
-    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 12) {
+    if (!o.iters || !o.reps || !o.waves || !ntt_reps || cfg.variant > 13) {
         usage(stderr);
         return 2;
     }
@@ -1197,6 +1213,18 @@ int bench_kernels(int argc, char **argv)
     static const unsigned blocks[] = {128, 256, 512};
     for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
         if (only && strcmp(only, kernels[ki].id)) continue;
+        if (!sweep && nvariants) {
+            for (int vi = 0; vi < nvariants; vi++) {
+                cuzk_gpu_bench_cfg c = cfg;
+                c.variant = variants[vi];
+                if ((c.variant == 11 || c.variant == 13) && kernels[ki].field != CUZK_GPU_FR)
+                    continue; /* Fr only */
+                if (c.variant >= 6 && c.variant != 9 && c.variant < 11)
+                    c.ilp = c.variant == 6 || c.variant == 10 ? 2 : 3;
+                rc |= run_one(ctx, &kernels[ki], c, &o, NULL);
+            }
+            continue;
+        }
         if (!sweep) {
             rc |= run_one(ctx, &kernels[ki], cfg, &o, NULL);
             continue;

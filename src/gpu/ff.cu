@@ -246,8 +246,9 @@ static cuzk_status throughput_ilp(cuzk_gpu_ctx *ctx, const void *a, const void *
  * 5 the FP64 pipe (ff_fp64.cuh); 6, 7, 8 mixed, 1 + 1, 1 + 2, 2 + 1 integer
  * + FP64 chains per thread (ilp 2, 3, 3: checked by the caller); 9, 10 as 5
  * and 6 with Fp's column sums in doubles (ff64_mul_fc; Fr: as 5 and 6);
- * 11 (Fr only) the steps that also skip r1 = 2^32 - 1 (FF_CONST_MEM_P01);
- * 12 mul with one Karatsuba level on the product (ff_kara.cuh; sqr as 0). */
+ * 11, 13 (Fr only) the steps that skip r0 = 1 (FF_CONST_MEM_P0ONE), and r1 =
+ * 2^32 - 1 too (FF_CONST_MEM_P01); 12 mul with one Karatsuba level on the
+ * product (ff_kara.cuh; sqr as 0). */
 template <template <int> class FT, class LIB, int OP>
 static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *b, size_t n,
                                   unsigned iters, unsigned block, unsigned ilp, unsigned var,
@@ -266,6 +267,7 @@ static cuzk_status throughput_var(cuzk_gpu_ctx *ctx, const void *a, const void *
     case 8: return throughput<LIB, OP, 3, 8>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
     case 9: return throughput_ilp<LIB, OP, 9>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 10: return throughput<LIB, OP, 2, 10>(ctx, a, b, n, iters, block, reps, ms, out, info, mem, err);
+    case 11: return throughput_ilp<FT<FF_CONST_MEM_P0ONE>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     case 12: return throughput_ilp<LIB, OP, 12>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     default: return throughput_ilp<FT<FF_CONST_MEM_P01>, OP, 0>(ctx, a, b, n, iters, block, ilp, reps, ms, out, info, mem, err);
     }
@@ -303,7 +305,8 @@ extern "C" cuzk_status cuzk_gpu_ff_throughput(cuzk_gpu_ctx *ctx, cuzk_gpu_field 
         (op != CUZK_GPU_OP_MUL && op != CUZK_GPU_OP_SQR) ||
         (field != CUZK_GPU_FR && field != CUZK_GPU_FP) ||
         (fixed_ilp ? ilp != fixed_ilp : ilp != 1 && ilp != 2) ||
-        cfg.variant > 12 || (cfg.variant == 11 && field != CUZK_GPU_FR) || n % ilp || block == 0 || block > 1024 || block % 32)
+        cfg.variant > 13 || ((cfg.variant == 11 || cfg.variant == 13) && field != CUZK_GPU_FR) ||
+        n % ilp || block == 0 || block > 1024 || block % 32)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "ff_throughput: bad argument");
     size_t elem = field == CUZK_GPU_FR ? CUZK_FR_BYTES : CUZK_FP_BYTES;
     if ((n / ilp + block - 1) / block > 0x7fffffff)

@@ -37,8 +37,8 @@
  * Counts: 32x32-bit partial products (research/gpu-sota.md §5.2), mul
  * 2N^2 + N (Fr 136, Fp 300), sqr N(N-1)/2 + N + N^2 + N (Fr 108, Fp 234);
  * N of them (the quotient digits m) need only the low half (a plain IMAD).
- * Fr's library code drops 2N of them (its low limb is 1, FF_CONST_MEM_P0ONE
- * below): mul 120, sqr 92. The SASS counts that follow are the generic ones.
+ * Fr's steps can drop 2N of them (its low limb is 1, FF_CONST_MEM_P0ONE
+ * below): mul 120, sqr 92; a benchmark variant until it measures faster.
  * In the SASS on the H200 (per operation, in the throughput loop): Fr mul
  * 120 IMAD.WIDE + 8 IMAD.HI + 8 IMAD, Fp mul 276 IMAD.WIDE + 12 IMAD.HI +
  * 12 IMAD. Plus, per row, N + 2 additions, and 3N ALU instructions for the
@@ -90,7 +90,8 @@
 enum { FF_CONST_IMM = 0, FF_CONST_M0 = 1, FF_CONST_MEM = 2, FF_CONST_MEM_P0ONE = 3,
        FF_CONST_MEM_P01 = 4 };
 
-/* FF_CONST_MEM_P0ONE (Fr only): the constants from memory, and the Montgomery
+/* FF_CONST_MEM_P0ONE (Fr only; benchmark variant 11, or the library's Fr in a
+ * build with -DCUZK_FR_P0ONE_STEPS): the constants from memory, and the Montgomery
  * steps specialised to r's low limb r0 = 1. Then M0 = -r^-1 = -1 mod 2^32, so
  * the quotient digit is m = -s0 (no product), and s0 + m*r0 = c0*W with
  * c0 = (s0 != 0): word 0 of the step needs no product either, and c0 rides
@@ -100,7 +101,7 @@ enum { FF_CONST_IMM = 0, FF_CONST_M0 = 1, FF_CONST_MEM = 2, FF_CONST_MEM_P0ONE =
  * sqr 92 instead of 108. The even chain of m*r now starts at
  * word 2 with a multiply-add, so ptxas still fuses its pairs (a chain that
  * starts with a plain add loses the fusion, see above).
- * FF_CONST_MEM_P01 (Fr only, a benchmark variant) also uses r1 = 2^32 - 1:
+ * FF_CONST_MEM_P01 (Fr only; variant 13, -DCUZK_FR_P01_STEPS) also uses r1 = 2^32 - 1:
  * m*r1 + c0 is formed on the ALU, so a row costs 14 products (Fr mul 112,
  * sqr 84), for ~6 more ALU instructions a row (ff_mul's comment). */
 
@@ -176,12 +177,12 @@ struct FfFpT {
 };
 
 /* The library's choices (see docs/perf.md for the measurements). */
-#if defined(CUZK_FR_GENERIC_STEPS) /* benchmark builds only: Fr with the generic steps */
-typedef FfFrT<FF_CONST_MEM> FfFr;
+#if defined(CUZK_FR_P0ONE_STEPS) /* benchmark builds only: Fr skipping r0 */
+typedef FfFrT<FF_CONST_MEM_P0ONE> FfFr;
 #elif defined(CUZK_FR_P01_STEPS) /* benchmark builds only: Fr skipping r0 and r1 */
 typedef FfFrT<FF_CONST_MEM_P01> FfFr;
 #else
-typedef FfFrT<FF_CONST_MEM_P0ONE> FfFr;
+typedef FfFrT<FF_CONST_MEM> FfFr;
 #endif
 typedef FfFpT<FF_CONST_IMM> FfFp;
 
@@ -359,16 +360,21 @@ FF_INLINE void ff_neg(uint32_t r[F::N], const uint32_t a[F::N])
 template <class F>
 FF_INLINE uint32_t ff_redc_digit(uint32_t s0, uint32_t &u_lo, uint32_t &u_hi)
 {
+    /* -s0 as (s0 ^ M0) + 1, M0 = 0xffffffff read from constant memory: when
+     * ptxas can see that m = -s0 it folds the negation into the products
+     * of m*p and then no longer fuses their lo/hi pairs into IMAD.WIDE (the
+     * SASS on the H200 with m = 0u - s0: all 56 pairs of the reduction
+     * unfused, 53.2 G/s against the generic code's 58.8). */
     if (F::P1_MAX) {
         uint64_t u = s0 ? ((uint64_t)~s0 << 32) + s0 + 1 : 0;
         u_lo = (uint32_t)u;
         u_hi = (uint32_t)(u >> 32);
-        return 0u - s0;
+        return (s0 ^ F::m0()) + 1;
     }
     u_hi = 0;
     if (F::P0_ONE) {
         u_lo = s0 != 0;
-        return 0u - s0;
+        return (s0 ^ F::m0()) + 1;
     }
     u_lo = 0;
     return s0 * F::m0();

@@ -64,10 +64,11 @@ typedef struct {
                          chain (ilp 2); 7: 1 integer + 2 FP64 (ilp 3); 8: 2
                          integer + 1 FP64 (ilp 3); 9, 10: as 5 and 6 with
                          Fp's column sums in doubles (ff64_mul_fc; Fr: the
-                         same as 5 and 6); 11 (Fr only): steps that also
-                         skip r1 = 2^32 - 1 (FF_CONST_MEM_P01); 12: mul
-                         with one Karatsuba level on the product
-                         (src/gpu/ff_kara.cuh; sqr as 0) */
+                         same as 5 and 6); 11, 13 (Fr only): steps that
+                         skip r0 = 1 (FF_CONST_MEM_P0ONE), and r1 = 2^32 - 1
+                         too (FF_CONST_MEM_P01); 12: mul with one Karatsuba
+                         level on the product (src/gpu/ff_kara.cuh; sqr as
+                         0) */
 } cuzk_gpu_bench_cfg;
 
 typedef struct {
