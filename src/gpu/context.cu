@@ -108,13 +108,8 @@ extern "C" cuzk_status cuzk_gpu_get_device_info(cuzk_gpu_device_info *info, int 
 
 /* What a default pool leaves free on the device: an eighth of what is
  * free, and at least GPU_POOL_HEADROOM (an eighth of a card smaller than
- * 32 GiB). The driver takes the kernels' local memory from there when a
- * kernel first needs more: the G2 batch-affine accumulation's 9.6 KB of
- * stack a thread at 2048 threads on each of 132 SMs is 2.6 GB
- * (docs/perf.md). One process's contexts share that reservation, but a
- * second context made after a large first one (the daemon: a second key)
- * used to take 7/8 of the eighth the first left, leaving ~2.4 GB on an
- * H200; a third now finds nothing to take and says so. */
+ * 32 GiB), for CUDA's own needs. The kernels' local memory is not left to
+ * that: gpu_reserve_local (below) takes it before the pool is sized. */
 #define GPU_POOL_HEADROOM ((size_t)4 << 30)
 
 static size_t gpu_pool_keep(size_t free_b, size_t total_b)
@@ -122,6 +117,36 @@ static size_t gpu_pool_keep(size_t free_b, size_t total_b)
     size_t keep = free_b / 8;
     size_t least = total_b / 8 < GPU_POOL_HEADROOM ? total_b / 8 : GPU_POOL_HEADROOM;
     return keep > least ? keep : least;
+}
+
+/* The driver gives a kernel its local memory (the stack frame: the MSMs'
+ * batch state and spills, up to ~19 KB a thread in G2) for every thread the
+ * device can hold, when a launch first needs more than it has, and by
+ * default gives it back after that launch. So a pool sized in between could
+ * take it: on the H200 the daemon's second key (a second context's pool)
+ * took what a G2 accumulation had just returned, and every later launch of
+ * it failed with cudaErrorMemoryAllocation (docs/perf.md, "The benchmark
+ * protocol at full size"). Here the device keeps what it grew to
+ * (cudaDeviceLmemResizeToMax) and the stack limit is raised to the largest
+ * frame, which reserves that local memory now, before any pool. */
+static cuzk_status gpu_reserve_local(int device, char *err)
+{
+    unsigned flags = 0;
+    if (cudaGetDeviceFlags(&flags) == cudaSuccess && !(flags & cudaDeviceLmemResizeToMax) &&
+        cudaSetDeviceFlags(flags | cudaDeviceLmemResizeToMax) != cudaSuccess)
+        (void)cudaGetLastError(); /* only a policy: the stack limit below is what counts */
+    size_t need = gpu_msm_local_bytes(), have = 0;
+    CUZK_CUDA_TRY(err, cudaDeviceGetLimit(&have, cudaLimitStackSize));
+    if (need <= have) return CUZK_OK;
+    cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, need);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cuzk_gpu_errf(err, e == cudaErrorMemoryAllocation ? CUZK_ERR_NO_MEMORY
+                                                                  : CUZK_ERR_CUDA,
+                             "device %d: cannot reserve the kernels' local memory (%zu bytes "
+                             "a thread): %s", device, need, cudaGetErrorString(e));
+    }
+    return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ctx_opts *opts,
@@ -143,6 +168,8 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ct
     if (o.device < 0 || o.device >= count)
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "device %d of %d", o.device, count);
     CUZK_CUDA_TRY(err, cudaSetDevice(o.device));
+    st = gpu_reserve_local(o.device, err);
+    if (st != CUZK_OK) return st;
     size_t pool = o.pool_bytes;
     if (pool == 0) {
         size_t free_b = 0, total_b = 0;
@@ -151,7 +178,7 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ct
         if (free_b <= keep + ((size_t)1 << 20))
             return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY,
                                  "device %d has %.2f GiB free, all of it kept for CUDA's own "
-                                 "needs (the kernels' local memory: at least %.2f GiB)",
+                                 "needs (at least %.2f GiB)",
                                  o.device, (double)free_b / (1u << 30), (double)keep / (1u << 30));
         pool = free_b - keep;
     }

@@ -70,6 +70,10 @@ void gpu_pool_free(cuzk_gpu_ctx *ctx, void *p);
  * returns to the pool). Errors cannot be reported there and are dropped. */
 void gpu_ctx_quiesce(cuzk_gpu_ctx *ctx);
 
+/* The largest local memory (stack frame) a thread of the MSM kernels takes,
+ * in bytes (msm.cu); the context reserves it for every resident thread. */
+size_t gpu_msm_local_bytes(void);
+
 /* The CUDA stream for stream index i, or NULL with a message in err if i is
  * out of range. */
 cudaStream_t gpu_stream(const cuzk_gpu_ctx *ctx, unsigned i, char *err);

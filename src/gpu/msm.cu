@@ -77,6 +77,12 @@ static const msm_group_ops *group_ops(cuzk_gpu_group grp)
     return grp == CUZK_GPU_G1 ? &msm_g1_ops : &msm_g2_ops;
 }
 
+size_t gpu_msm_local_bytes(void)
+{
+    size_t g1 = msm_g1_ops.local_bytes(), g2 = msm_g2_ops.local_bytes();
+    return g1 > g2 ? g1 : g2;
+}
+
 /* The plan's call is over (finished, or the plan destroyed). */
 static void call_end(cuzk_gpu_msm_plan *p)
 {

@@ -776,8 +776,33 @@ static void msm_host_result(const cuzk_gpu_msm_plan *p, void *out)
     }
 }
 
+/* The largest stack frame of the group's kernels: the accumulations hold
+ * their batch state there (msm_affine.cuh), the reductions their spills.
+ * The FP64-share accumulations (G1 only, a benchmark option) are left out:
+ * their state is G1's, smaller than G2's, which sets the reservation. */
+template <class F>
+static size_t msm_local_bytes(void)
+{
+    const void *fns[] = {
+        (const void *)msm_accumulate_kernel<F>, (const void *)msm_aff_accumulate_kernel<F>,
+        (const void *)msm_aff_merge_kernel<F>, (const void *)msm_reduce1_kernel<F>,
+        (const void *)msm_reduce2_kernel<F>, (const void *)msm_bits_kernel<F, true>,
+        (const void *)msm_bits_kernel<F, false>};
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        cudaFuncAttributes fa;
+        if (cudaFuncGetAttributes(&fa, fns[i]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        if (fa.localSizeBytes > most) most = fa.localSizeBytes;
+    }
+    return most;
+}
+
 #define MSM_GROUP_OPS(H)                                                                       \
-    {plan_init<H::F>, plan_gen<H::F>, msm_enqueue<H::F>, msm_host_result<H>}
+    {plan_init<H::F>, plan_gen<H::F>, msm_enqueue<H::F>, msm_host_result<H>,                  \
+     msm_local_bytes<H::F>}
 
 #undef blocks_for
 

@@ -136,6 +136,9 @@ struct msm_group_ops {
                            char *err);
     /* After ev_done: the host's last additions into r (the group's jac). */
     void (*result)(const cuzk_gpu_msm_plan *p, void *r);
+    /* The largest local memory (stack frame) a thread of this group's
+     * kernels takes, in bytes (cudaFuncGetAttributes); 0 if unknown. */
+    size_t (*local_bytes)(void);
 };
 
 extern const msm_group_ops msm_g1_ops, msm_g2_ops;
