@@ -120,15 +120,16 @@ static size_t gpu_pool_keep(size_t free_b, size_t total_b)
 }
 
 /* The driver gives a kernel its local memory (the stack frame: the MSMs'
- * batch state and spills, up to ~19 KB a thread in G2) for every thread the
- * device can hold, when a launch first needs more than it has, and by
- * default gives it back after that launch. So a pool sized in between could
- * take it: on the H200 the daemon's second key (a second context's pool)
- * took what a G2 accumulation had just returned, and every later launch of
- * it failed with cudaErrorMemoryAllocation (docs/perf.md, "The benchmark
- * protocol at full size"). Here the device keeps what it grew to
- * (cudaDeviceLmemResizeToMax) and the stack limit is raised to the largest
- * frame, which reserves that local memory now, before any pool. */
+ * batch state and spills; G2's batch-affine accumulation has 19,040 bytes,
+ * 5.1 GB for the 2048 x 132 threads of an H200) for every thread the device
+ * can hold, when a launch first needs more than it has, and by default
+ * gives it back after that launch. So pools sized in between can leave too
+ * little: on the H200 the daemon's second key's pool left ~4.3 GB free, and
+ * every launch of that accumulation failed with cudaErrorMemoryAllocation
+ * (docs/perf.md, "The benchmark protocol at full size"). Here the device
+ * keeps what it grew to (cudaDeviceLmemResizeToMax) and the stack limit is
+ * raised to the largest frame, which reserves that memory now, before any
+ * pool. */
 static cuzk_status gpu_reserve_local(int device, char *err)
 {
     unsigned flags = 0;
