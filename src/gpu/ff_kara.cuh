@@ -14,51 +14,6 @@
 
 #include "gpu/ff.cuh"
 
-/* t = a * b for h-limb a, b (h even): the schoolbook product in ff.cuh's
- * pair layout (even words in e, odd in o, each row two carry chains), as in
- * ff_mul_sos. */
-template <int h>
-FF_INLINE void ff_prod(uint32_t t[2 * h], const uint32_t a[h], const uint32_t b[h])
-{
-    static_assert(h % 2 == 0, "the pair layout assumes an even limb count");
-    uint32_t e[2 * h], o[2 * h - 1];
-#pragma unroll
-    for (int j = 0; j < h; j += 2) ff_mul_wide(e[j], e[j + 1], a[j], b[0]);
-#pragma unroll
-    for (int j = 1; j < h; j += 2) ff_mul_wide(o[j - 1], o[j], a[j], b[0]);
-#pragma unroll
-    for (int q = h; q < 2 * h; q++) e[q] = 0;
-#pragma unroll
-    for (int q = h + 1; q < 2 * h; q++) o[q - 1] = 0;
-#pragma unroll
-    for (int i = 1; i < h; i++) {
-#pragma unroll
-        for (int jp = 0; jp < 2; jp++) {
-            bool to_e = ((i + jp) & 1) == 0;
-            int jl = jp + ((h - 1 - jp) & ~1); /* last j of this parity */
-            int top = i + jl + 2;              /* word receiving the carry */
-#pragma unroll
-            for (int j = jp; j < h; j += 2) {
-                int w = i + j;
-                uint32_t &lo = to_e ? e[w] : o[w - 1];
-                uint32_t &hi = to_e ? e[w + 1] : o[w];
-                if (j == jp) ff_mad_lo_cc(lo, a[j], b[i]);
-                else         ff_madc_lo_cc(lo, a[j], b[i]);
-                ff_madc_hi_cc(hi, a[j], b[i]);
-            }
-            if (top < 2 * h) {
-                uint32_t &c = to_e ? e[top] : o[top - 1];
-                c = ff_addc(c, 0);
-            }
-        }
-    }
-    t[0] = e[0];
-    t[1] = ff_add_cc(e[1], o[0]);
-#pragma unroll
-    for (int k = 2; k < 2 * h - 1; k++) t[k] = ff_addc_cc(e[k], o[k - 1]);
-    t[2 * h - 1] = ff_addc(e[2 * h - 1], o[2 * h - 2]);
-}
-
 /* r = a * b * R^-1 mod p through one Karatsuba level. r may alias a or b. */
 template <class F>
 FF_INLINE void ff_mul_kara(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b[F::N])
