@@ -488,7 +488,13 @@ static cuzk_status analyse_device(const wmodel *m, unsigned d, wdev *o)
         for (size_t t = 0; t < m->parts[i].n_att; t++) {
             const wattempt *a = &m->parts[i].att[t];
             if (a->device != d) continue;
-            iv[n++] = (wiv){a->start, a->end >= 0 ? a->end : m->t1, m->parts[i].job};
+            /* An attempt that began before the window (its start taken
+             * from the prover's total: a cursor's timeline, or a long CPU
+             * attempt) is busy from the window's start only, so busy
+             * never exceeds the wall (the H200's protocol run showed
+             * 113%). */
+            int64_t from = a->start > m->t0 ? a->start : m->t0;
+            iv[n++] = (wiv){from, a->end >= 0 ? a->end : m->t1, m->parts[i].job};
         }
     qsort(iv, n, sizeof *iv, cmp_iv);
     o->attempts = n;

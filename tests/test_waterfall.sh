@@ -206,6 +206,19 @@ check "c2 has no sample under load" [ "$(jget hand.flat stages.9.load)" = null ]
 flatten self.jsonout >self.flat
 check_num self.flat stages.8.inflation 1
 check_num self.flat stages.8.isolation.n 3
+# An attempt that began before the window (its start from the prover's
+# 5 s total, 4 s before the first event) is busy from the window's start
+# only: busy 1 s of a 2 s wall, not 5 s (250%).
+cat >pre.log <<'EOF2'
+cuzk serve: t=10.000000 seq=1 queued job=1 part=all dev=0 try=0 ms=0.000 circuit=c1
+cuzk serve: t=11.000000 seq=2 prove_end job=1 part=0 dev=0 try=1 ms=5000.000 circuit=c1
+cuzk serve: t=12.000000 seq=3 done job=1 part=all dev=0 try=0 ms=2000.000 circuit=c1
+EOF2
+"$BENCH" waterfall pre.log --json >pre.jsonout 2>&1
+flatten pre.jsonout >pre.flat
+check_num pre.flat devices.0.busy_us 1000000
+check_num pre.flat devices.0.efficiency 0.5
+check_num pre.flat devices.0.idle_before_us 0
 
 # -------------------------------------------------------------- bad input --
 # expect_fail WHAT CODE PATTERN ARGS...: exits CODE, stderr matches PATTERN.
