@@ -117,6 +117,8 @@ typedef struct {
 
 typedef struct {
     unsigned device, number;
+    int cpu;            /* on the CPU fallback lane (prove_start's value 1):
+                         * a partition row, not the device's lane */
     int64_t start, end; /* -1: not seen (end: still running) */
     int64_t prove_us;   /* prove_end's ms */
     int failed;
@@ -346,6 +348,7 @@ static cuzk_status model_build(wmodel *m, const wf_timeline *tl, const char *sou
             if (e->kind == CUZK_EV_PROVE_START) {
                 a->start = e->t_us;
                 a->device = e->device;
+                a->cpu = e->value == 1;
             } else if (e->kind == CUZK_EV_STAGE) {
                 int c = stage_code(e->stage);
                 if (c >= 0 && a->n_st < MAX_STAGES) {
@@ -480,14 +483,15 @@ static cuzk_status analyse_device(const wmodel *m, unsigned d, wdev *o)
     memset(o, 0, sizeof *o);
     size_t n = 0;
     for (size_t i = 0; i < m->np; i++)
-        for (size_t t = 0; t < m->parts[i].n_att; t++) n += m->parts[i].att[t].device == d;
+        for (size_t t = 0; t < m->parts[i].n_att; t++)
+            n += m->parts[i].att[t].device == d && !m->parts[i].att[t].cpu;
     wiv *iv = malloc((n + 1) * sizeof *iv);
     if (!iv) return CUZK_ERR_NO_MEMORY;
     n = 0;
     for (size_t i = 0; i < m->np; i++)
         for (size_t t = 0; t < m->parts[i].n_att; t++) {
             const wattempt *a = &m->parts[i].att[t];
-            if (a->device != d) continue;
+            if (a->device != d || a->cpu) continue;
             /* An attempt that began before the window (its start taken
              * from the prover's total: a cursor's timeline, or a long CPU
              * attempt) is busy from the window's start only, so busy
@@ -592,7 +596,8 @@ static int sample_add(wsamples *w, const char *circuit, int stat, int64_t us, in
 }
 
 /* Every duration of m: witnesses, stages, proofs, verifications (of the
- * attempts that succeeded). */
+ * attempts that succeeded, on their device: a CPU fallback's stages are
+ * another backend's, not the device's time under load). */
 static cuzk_status collect_samples(const wmodel *m, wsamples *w)
 {
     memset(w, 0, sizeof *w);
@@ -604,7 +609,7 @@ static cuzk_status collect_samples(const wmodel *m, wsamples *w)
             goto oom;
         for (size_t t = 0; t < p->n_att; t++) {
             const wattempt *a = &p->att[t];
-            if (a->failed || a->end < 0) continue;
+            if (a->failed || a->end < 0 || a->cpu) continue;
             int64_t x = a->start;
             for (int s = 0; s < a->n_st; s++) {
                 if (!sample_add(w, c, a->st_code[s] - 1, a->st_us[s], x, x + a->st_us[s]))
@@ -834,7 +839,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
             for (size_t i = 0; i < m->np; i++)
                 for (size_t t = 0; t < m->parts[i].n_att; t++) {
                     const wattempt *a = &m->parts[i].att[t];
-                    if (a->device != d) continue;
+                    if (a->device != d || a->cpu) continue;
                     int64_t e = a->end >= 0 ? a->end : m->t1;
                     int64_t o = (e < c1 ? e : c1) - (a->start > c0 ? a->start : c0);
                     if (o <= 0) continue;
@@ -957,7 +962,7 @@ static cuzk_status write_svg(const wmodel *m, const char *path, char *msg)
             const wpart *p = &m->parts[i];
             for (size_t t = 0; t < p->n_att; t++) {
                 const wattempt *a = &p->att[t];
-                if (a->device != d) continue;
+                if (a->device != d || a->cpu) continue;
                 int64_t e = a->end >= 0 ? a->end : m->t1;
                 if (a->failed || a->end < 0 || !a->n_st) {
                     int c = a->failed ? C_FAILED : a->end < 0 ? C_RUNNING : C_WAIT;

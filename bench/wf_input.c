@@ -326,6 +326,10 @@ static int log_event(const char *line, wf_event *ev, const char *what, size_t li
         field = "jobs";
         m++;
         if (!take_u64(&m, "jobs=", &ev->value)) goto bad;
+    } else if (ev->kind == CUZK_EV_PROVE_START && *m) {
+        field = "lane";
+        if (strcmp(m, " lane=cpu")) goto bad;
+        ev->value = 1;
     }
     return 1;
 bad:

@@ -1337,6 +1337,20 @@ static void test_cpu_fallback(void)
             to_cpu += ev[i].value == 1 && ev[i].attempt == 2;
         }
     CHECK(retries == 2 && to_cpu == 1);
+    /* The timeline marks the attempt on the CPU lane (and only it), in
+     * the event and in its log line, so the waterfall keeps it off the
+     * device's lane. */
+    size_t starts = 0, on_lane = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == CUZK_EV_PROVE_START && ev[i].job == id) {
+            char line[256];
+            starts++;
+            on_lane += ev[i].value == 1 && ev[i].attempt == 3;
+            CHECK(cuzk_event_format(&ev[i], line, sizeof line) > 0 &&
+                  (strstr(line, " lane=cpu ") != NULL) == (ev[i].value == 1));
+        }
+    CHECK_MSG(starts == 3 && on_lane == 1, "prove_start events: %zu, on the CPU lane: %zu", starts,
+              on_lane);
     /* The CPU workspace is kept for the next fallback, and given back to
      * the host pool with the key's other buffers on evict. */
     id = submit(e, WIN, CUZK_PRIO_NORMAL, 3, NULL);

@@ -219,6 +219,33 @@ flatten pre.jsonout >pre.flat
 check_num pre.flat devices.0.busy_us 1000000
 check_num pre.flat devices.0.efficiency 0.5
 check_num pre.flat devices.0.idle_before_us 0
+# An attempt on the CPU fallback lane (prove_start ... lane=cpu) is its
+# partition's, not the device's: the lane is busy 1 s of 3 (the failed GPU
+# attempt), and no stage sample comes from the CPU's H.
+cat >cpu.log <<'EOF2'
+cuzk serve: t=10.000000 seq=1 queued job=1 part=all dev=0 try=0 ms=0.000 circuit=c1
+cuzk serve: t=10.000000 seq=2 prove_start job=1 part=0 dev=0 try=1 ms=0.000 circuit=c1
+cuzk serve: t=11.000000 seq=3 prove_end job=1 part=0 dev=0 try=1 ms=1000.000 status=CUDA error circuit=c1
+cuzk serve: t=11.000000 seq=4 retry job=1 part=0 dev=0 try=1 ms=0.000 status=CUDA error circuit=c1
+cuzk serve: t=11.000000 seq=5 prove_start job=1 part=0 dev=0 try=2 ms=0.000 lane=cpu circuit=c1
+cuzk serve: t=13.000000 seq=6 stage job=1 part=0 dev=0 try=2 ms=1500.000 stage=H (NTTs) circuit=c1
+cuzk serve: t=13.000000 seq=7 prove_end job=1 part=0 dev=0 try=2 ms=2000.000 circuit=c1
+cuzk serve: t=13.000000 seq=8 done job=1 part=all dev=0 try=0 ms=3000.000 circuit=c1
+EOF2
+"$BENCH" waterfall cpu.log --json >cpu.jsonout 2>&1
+flatten cpu.jsonout >cpu.flat
+check_num cpu.flat devices.0.busy_us 1000000
+check_num cpu.flat devices.0.attempts 1
+check "  ... and no stage sample from the CPU lane" sh -c '! grep -q "^stages\." cpu.flat'
+"$BENCH" waterfall cpu.log --no-chart --save cpu.json >/dev/null 2>&1
+"$BENCH" waterfall cpu.json --json >cpu2.jsonout 2>&1
+flatten cpu2.jsonout >cpu2.flat
+check_num cpu2.flat devices.0.busy_us 1000000
+sed 's/ lane=cpu / lane=gpu /' cpu.log >lane.log
+"$BENCH" waterfall lane.log >lane.out 2>lane.err
+rc=$?
+check "an unknown lane is refused (exit 1)" [ $rc = 1 ]
+check "  ... naming the field" grep -q 'malformed timeline line (at "lane")' lane.err
 
 # -------------------------------------------------------------- bad input --
 # expect_fail WHAT CODE PATTERN ARGS...: exits CODE, stderr matches PATTERN.

@@ -503,7 +503,8 @@ typedef enum {
                                * 2 higher priority, 3 critical/no batching) */
     CUZK_EV_WITNESS_START = 2,
     CUZK_EV_WITNESS_END = 3,
-    CUZK_EV_PROVE_START = 4,
+    CUZK_EV_PROVE_START = 4,  /* value 1: the attempt runs on the CPU
+                               * fallback lane, not on the device */
     CUZK_EV_STAGE = 5,        /* a prove stage ended: stage, ms */
     CUZK_EV_PROVE_END = 6,    /* ms = the prover's total */
     CUZK_EV_VERIFIED = 7,     /* status: CUZK_OK or PROOF_INVALID */

@@ -2045,8 +2045,8 @@ static void *prover_main(void *arg)
         if (s == CUZK_OK) {
             c->lru = ++e->lru_tick;
             copystr(p->backend, sizeof p->backend, cuzk_workspace_backend(ws));
-            cuzk__engine_event(e, CUZK_EV_PROVE_START, j, p->idx, d, p->attempt, 0, 0, 0,
-                               CUZK_OK);
+            cuzk__engine_event(e, CUZK_EV_PROVE_START, j, p->idx, d, p->attempt, 0, 0,
+                               (uint64_t)on_cpu, CUZK_OK);
             pthread_mutex_unlock(&e->mu);
             cuzk_fault f = e->cfg.fault ? e->cfg.fault(e->cfg.fault_ctx, j->id, p->idx,
                                                        p->attempt, d)

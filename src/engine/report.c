@@ -286,6 +286,8 @@ int cuzk_event_format(const cuzk_event *ev, char *buf, size_t len)
         snprintf(sb, sizeof sb, " rss=%" PRIu64 " pinned=%" PRIu64 " device_bytes=%" PRIu64,
                  ev->value, ev->pinned_bytes, ev->device_bytes);
         extra = sb;
+    } else if (ev->kind == CUZK_EV_PROVE_START && ev->value == 1) {
+        extra = " lane=cpu";
     }
     return snprintf(buf, len,
                     "t=%.6f seq=%" PRIu64 " %s job=%" PRIu64 " part=%s dev=%u try=%u ms=%.3f%s"
