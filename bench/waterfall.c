@@ -158,6 +158,7 @@ typedef struct {
     wpart *parts;
     size_t np;
     unsigned n_dev;
+    int has_cpu;    /* an attempt ran on the CPU fallback lane: a lane of its own */
     int64_t t0, t1; /* the wall: first to last job event */
     size_t retries, key_changes, incomplete;
     size_t mem_samples;
@@ -403,6 +404,7 @@ static cuzk_status model_build(wmodel *m, const wf_timeline *tl, const char *sou
             }
             p->att[k++] = *a;
             if (a->device + 1 > m->n_dev) m->n_dev = a->device + 1;
+            if (a->cpu) m->has_cpu = 1;
             widen(p, a->start, a->end >= 0 ? a->end : m->t1);
             if (a->has_verify) widen(p, a->va, a->vb);
         }
@@ -475,6 +477,19 @@ static int cmp_iv(const void *x, const void *y)
     const wiv *a = x, *b = y;
     if (a->a != b->a) return a->a < b->a ? -1 : 1;
     return (a->b > b->b) - (a->b < b->b);
+}
+
+/* Whether attempt a is drawn on lane d: lanes 0 .. n_dev-1 are the
+ * devices, lane n_dev the CPU fallback lane (drawn when m->has_cpu). */
+static int on_lane(const wmodel *m, const wattempt *a, unsigned d)
+{
+    return d == m->n_dev ? a->cpu : a->device == d && !a->cpu;
+}
+
+static void lane_name(char *buf, size_t len, const wmodel *m, unsigned d)
+{
+    if (d == m->n_dev) snprintf(buf, len, "cpu");
+    else snprintf(buf, len, "gpu%u", d);
 }
 
 /* The lane of device d: busy, gaps, transitions. */
@@ -830,7 +845,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
 
     /* GPU lanes: the job with the most of the column, when the device was
      * busy for at least half of it */
-    for (unsigned d = 0; d < m->n_dev; d++) {
+    for (unsigned d = 0; d < m->n_dev + (unsigned)m->has_cpu; d++) {
         for (unsigned c = 0; c < width; c++) {
             int64_t c0 = m->t0 + (int64_t)((__int128)span * c / width),
                     c1 = m->t0 + (int64_t)((__int128)span * (c + 1) / width);
@@ -839,7 +854,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
             for (size_t i = 0; i < m->np; i++)
                 for (size_t t = 0; t < m->parts[i].n_att; t++) {
                     const wattempt *a = &m->parts[i].att[t];
-                    if (a->device != d || a->cpu) continue;
+                    if (!on_lane(m, a, d)) continue;
                     int64_t e = a->end >= 0 ? a->end : m->t1;
                     int64_t o = (e < c1 ? e : c1) - (a->start > c0 ? a->start : c0);
                     if (o <= 0) continue;
@@ -851,7 +866,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
                 }
             line[c] = 2 * busy >= c1 - c0 && busy > 0 ? job_letter(best_j) : '.';
         }
-        snprintf(lab, sizeof lab, "gpu%u", d);
+        lane_name(lab, sizeof lab, m, d);
         fprintf(f, "%-*s%s\n", (int)lw, lab, line);
     }
     /* partitions: the piece with the most of the column, the wait
@@ -882,7 +897,8 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
     free(sp);
     fprintf(f, "one column = %.3f ms; ", (double)span / width / 1e3);
     for (int k = 0; k < C_N; k++) fprintf(f, "%s%c %s", k ? ", " : "", codes[k].ch, codes[k].what);
-    fprintf(f, "\nGPU lanes (a device proving, prove_start to prove_end): ");
+    fprintf(f, "\nGPU lanes (a device proving, prove_start to prove_end%s): ",
+            m->has_cpu ? "; cpu: the CPU fallback lane" : "");
     for (size_t j = 0; j < m->nj; j++)
         fprintf(f, "%s%c job %" PRIu64 " (%s)", j ? ", " : "", job_letter(j), m->jobs[j].id,
                 m->jobs[j].circuit[0] ? m->jobs[j].circuit : "?");
@@ -904,13 +920,15 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-/* The SVG chart: GPU lanes on top, a row per partition, a bar per stage
+/* The SVG chart: GPU lanes on top (and the CPU fallback lane, if one ran),
+ * a row per partition, a bar per stage
  * coloured by stage, the time axis with ticks and a grid, the legend. */
 static cuzk_status write_svg(const wmodel *m, const char *path, char *msg)
 {
     const double lw = 110, pw = 1050, rm = 30, top = 44, lane_h = 18, row_h = 12;
     int64_t span = m->t1 - m->t0 > 0 ? m->t1 - m->t0 : 1;
-    double rows_y = top + m->n_dev * (lane_h + 2) + 8;
+    const unsigned lanes = m->n_dev + (unsigned)m->has_cpu;
+    double rows_y = top + lanes * (lane_h + 2) + 8;
     double legend_y = rows_y + (double)m->np * row_h + 22;
     double height = legend_y + 3 * 16 + 10, width = lw + pw + rm;
     FILE *f = fopen(path, "w");
@@ -953,16 +971,18 @@ static cuzk_status write_svg(const wmodel *m, const char *path, char *msg)
                 X(m->t0 + t), top - 10, X(m->t0 + t), top - 6, X(m->t0 + t), top - 13, tl);
     }
     /* GPU lanes: each attempt's stages; a dark mark where the job changes */
-    for (unsigned d = 0; d < m->n_dev; d++) {
+    for (unsigned d = 0; d < lanes; d++) {
         double y = top + d * (lane_h + 2);
-        fprintf(f, "<text x=\"4\" y=\"%.2f\" font-weight=\"bold\">gpu%u</text>\n"
+        char name[16];
+        lane_name(name, sizeof name, m, d);
+        fprintf(f, "<text x=\"4\" y=\"%.2f\" font-weight=\"bold\">%s</text>\n"
                    "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#f4f4f4\"/>\n",
-                y + lane_h - 5, d, lw, y, pw, lane_h);
+                y + lane_h - 5, name, lw, y, pw, lane_h);
         for (size_t i = 0; i < m->np; i++) {
             const wpart *p = &m->parts[i];
             for (size_t t = 0; t < p->n_att; t++) {
                 const wattempt *a = &p->att[t];
-                if (a->device != d || a->cpu) continue;
+                if (!on_lane(m, a, d)) continue;
                 int64_t e = a->end >= 0 ? a->end : m->t1;
                 if (a->failed || a->end < 0 || !a->n_st) {
                     int c = a->failed ? C_FAILED : a->end < 0 ? C_RUNNING : C_WAIT;

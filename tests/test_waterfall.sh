@@ -241,6 +241,16 @@ check "  ... and no stage sample from the CPU lane" sh -c '! grep -q "^stages\."
 "$BENCH" waterfall cpu.json --json >cpu2.jsonout 2>&1
 flatten cpu2.jsonout >cpu2.flat
 check_num cpu2.flat devices.0.busy_us 1000000
+# ... and drawn on a lane of its own, after the GPU's (1 s of 3 there, 2 s
+# here: 10 and 20 of 30 columns).
+"$BENCH" waterfall cpu.log --width 30 >cpu.out 2>&1
+check "the text waterfall has a cpu lane" \
+    grep -q '^gpu0     AAAAAAAAAA\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.\.$' cpu.out
+check "  ... with the CPU attempt on it" \
+    grep -q '^cpu      \.\.\.\.\.\.\.\.\.\.AAAAAAAAAAAAAAAAAAAA$' cpu.out
+"$BENCH" waterfall cpu.log --svg cpu.svg --no-chart >/dev/null 2>&1
+check "  ... and so has the SVG (valid XML)" \
+    sh -c 'xmllint --noout cpu.svg && grep -q ">cpu</text>" cpu.svg'
 sed 's/ lane=cpu / lane=gpu /' cpu.log >lane.log
 "$BENCH" waterfall lane.log >lane.out 2>lane.err
 rc=$?
