@@ -118,7 +118,7 @@ typedef struct {
 typedef struct {
     unsigned device, number;
     int cpu;            /* on the CPU fallback lane (prove_start's value 1):
-                         * a partition row, not the device's lane */
+                         * drawn on the cpu lane, not the device's */
     int64_t start, end; /* -1: not seen (end: still running) */
     int64_t prove_us;   /* prove_end's ms */
     int failed;
@@ -492,21 +492,21 @@ static void lane_name(char *buf, size_t len, const wmodel *m, unsigned d)
     else snprintf(buf, len, "gpu%u", d);
 }
 
-/* The lane of device d: busy, gaps, transitions. */
+/* The lane of device d (d < n_dev): busy, gaps, transitions. */
 static cuzk_status analyse_device(const wmodel *m, unsigned d, wdev *o)
 {
     memset(o, 0, sizeof *o);
     size_t n = 0;
     for (size_t i = 0; i < m->np; i++)
         for (size_t t = 0; t < m->parts[i].n_att; t++)
-            n += m->parts[i].att[t].device == d && !m->parts[i].att[t].cpu;
+            n += on_lane(m, &m->parts[i].att[t], d);
     wiv *iv = malloc((n + 1) * sizeof *iv);
     if (!iv) return CUZK_ERR_NO_MEMORY;
     n = 0;
     for (size_t i = 0; i < m->np; i++)
         for (size_t t = 0; t < m->parts[i].n_att; t++) {
             const wattempt *a = &m->parts[i].att[t];
-            if (a->device != d || a->cpu) continue;
+            if (!on_lane(m, a, d)) continue;
             /* An attempt that began before the window (its start taken
              * from the prover's total: a cursor's timeline, or a long CPU
              * attempt) is busy from the window's start only, so busy
