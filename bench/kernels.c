@@ -1036,6 +1036,15 @@ done:
     return rc;
 }
 
+/* Variants 6, 7, 8 and 10 run a fixed number of chains a thread (ff.cu);
+ * the others the ilp asked for. */
+static unsigned variant_ilp(unsigned variant, unsigned ilp)
+{
+    if (variant == 6 || variant == 10) return 2;
+    if (variant == 7 || variant == 8) return 3;
+    return ilp;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -1144,8 +1153,7 @@ int bench_kernels(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (cfg.variant >= 6 && cfg.variant != 9 && cfg.variant < 11) /* fixed by the variant */
-        cfg.ilp = cfg.variant == 6 || cfg.variant == 10 ? 2 : 3;
+    cfg.ilp = variant_ilp(cfg.variant, cfg.ilp);
 
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count, gerr);
@@ -1219,8 +1227,7 @@ int bench_kernels(int argc, char **argv)
                 c.variant = variants[vi];
                 if ((c.variant == 11 || c.variant == 13) && kernels[ki].field != CUZK_GPU_FR)
                     continue; /* Fr only */
-                if (c.variant >= 6 && c.variant != 9 && c.variant < 11)
-                    c.ilp = c.variant == 6 || c.variant == 10 ? 2 : 3;
+                c.ilp = variant_ilp(c.variant, c.ilp);
                 rc |= run_one(ctx, &kernels[ki], c, &o, NULL);
             }
             continue;

@@ -21,6 +21,16 @@ W=$(cd "$W" && pwd)
 . "$(dirname "$0")/check_lib.sh"
 
 . "$(dirname "$0")/wf_json.sh" # flatten, jget, num_eq
+# analysis NAME ARGS...: `waterfall ARGS --json` into NAME.jsonout, flattened
+# into NAME.flat; returns the waterfall's exit status.
+analysis() {
+    name=$1
+    shift
+    "$BENCH" waterfall "$@" --json >"$name.jsonout" 2>&1
+    rc=$?
+    flatten "$name.jsonout" >"$name.flat"
+    return $rc
+}
 check_num() { # FILE PATH EXPECTED
     got=$(jget "$1" "$2")
     if num_eq "$got" "$3"; then ok "$2 = $3"; else bad "$2: got '$got', expected $3"; fi
@@ -63,9 +73,8 @@ check "  ... a time axis with ticks" grep -q 'text-anchor="middle">10s</text>' l
 check "the hand-made timeline's SVG is valid XML" xmllint --noout hand.svg
 
 # ------------------------------------ the analysis, against awk and sort --
-"$BENCH" waterfall load.json --json >load.jsonout 2>&1
+analysis load load.json
 check "--json (exit 0)" [ $? = 0 ]
-flatten load.jsonout >load.flat
 # From the log lines: every attempt's prove_start..prove_end per device,
 # the wall from the first to the last event of a job (key events are not).
 grep -o 't=[0-9.]* seq=[0-9]* [a-z_]* job=[0-9]* part=[0-9a-z]* dev=[0-9]* try=[0-9]*' load.log |
@@ -140,9 +149,8 @@ done
 # rows load {50, 20} mean 35 against iso {50}: 0.7; prove load {460, 200}
 # mean 330 against {460}: 0.717391304; assemble load {10, 20} against
 # {10}: 1.5; verify load {15, 10} mean 12.5 against {15}.
-"$BENCH" waterfall hand.log --json >hand.jsonout 2>&1
+analysis hand hand.log
 check "--json of hand.log (exit 0)" [ $? = 0 ]
-flatten hand.jsonout >hand.flat
 while read -r key val; do
     check_num hand.flat "$key" "$val"
 done <<'EOF'
@@ -202,8 +210,7 @@ check "stage rows name their stage (stages.8 is c1's prove)" \
     [ "$(jget hand.flat stages.8.stage)$(jget hand.flat stages.8.circuit)" = '"prove""c1"' ]
 check "c2 has no sample under load" [ "$(jget hand.flat stages.9.load)" = null ]
 # A baseline: the hand-made timeline against itself is no inflation.
-"$BENCH" waterfall hand.log --baseline hand.log --json >self.jsonout 2>&1
-flatten self.jsonout >self.flat
+analysis self hand.log --baseline hand.log
 check_num self.flat stages.8.inflation 1
 check_num self.flat stages.8.isolation.n 3
 # An attempt that began before the window (its start from the prover's
@@ -214,8 +221,7 @@ cuzk serve: t=10.000000 seq=1 queued job=1 part=all dev=0 try=0 ms=0.000 circuit
 cuzk serve: t=11.000000 seq=2 prove_end job=1 part=0 dev=0 try=1 ms=5000.000 circuit=c1
 cuzk serve: t=12.000000 seq=3 done job=1 part=all dev=0 try=0 ms=2000.000 circuit=c1
 EOF2
-"$BENCH" waterfall pre.log --json >pre.jsonout 2>&1
-flatten pre.jsonout >pre.flat
+analysis pre pre.log
 check_num pre.flat devices.0.busy_us 1000000
 check_num pre.flat devices.0.efficiency 0.5
 check_num pre.flat devices.0.idle_before_us 0
@@ -232,14 +238,12 @@ cuzk serve: t=13.000000 seq=6 stage job=1 part=0 dev=0 try=2 ms=1500.000 stage=H
 cuzk serve: t=13.000000 seq=7 prove_end job=1 part=0 dev=0 try=2 ms=2000.000 circuit=c1
 cuzk serve: t=13.000000 seq=8 done job=1 part=all dev=0 try=0 ms=3000.000 circuit=c1
 EOF2
-"$BENCH" waterfall cpu.log --json >cpu.jsonout 2>&1
-flatten cpu.jsonout >cpu.flat
+analysis cpu cpu.log
 check_num cpu.flat devices.0.busy_us 1000000
 check_num cpu.flat devices.0.attempts 1
 check "  ... and no stage sample from the CPU lane" sh -c '! grep -q "^stages\." cpu.flat'
 "$BENCH" waterfall cpu.log --no-chart --save cpu.json >/dev/null 2>&1
-"$BENCH" waterfall cpu.json --json >cpu2.jsonout 2>&1
-flatten cpu2.jsonout >cpu2.flat
+analysis cpu2 cpu.json
 check_num cpu2.flat devices.0.busy_us 1000000
 # ... and drawn on a lane of its own, after the GPU's (1 s of 3 there, 2 s
 # here: 10 and 20 of 30 columns).

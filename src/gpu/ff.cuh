@@ -137,8 +137,9 @@ static __constant__ uint32_t ff_fp_cmem[13] = {
 template <int K>
 struct FfFrT {
     static constexpr int N = 8;
-    static constexpr bool P0_ONE = K == FF_CONST_MEM_P0ONE;
+    /* P0_ONE: the steps use r0 = 1; P1_MAX (which implies it): r1 = W - 1 too */
     static constexpr bool P1_MAX = K == FF_CONST_MEM_P01;
+    static constexpr bool P0_ONE = K == FF_CONST_MEM_P0ONE || P1_MAX;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -394,26 +395,22 @@ FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N], uint32_t m, 
 {
     constexpr int n = F::N;
     /* s += m * p_even: pairs (j, j+1), j even; carry into s[n]. With P0_ONE
-     * the pair of j = 0 is skipped: word 0 is dropped by the shift, and
-     * m*p0 = m < W adds nothing to word 1 but the carry in u. */
-    if (F::P0_ONE || F::P1_MAX) {
-        ff_mad_lo_cc(s[2], m, F::p(2));
-        ff_madc_hi_cc(s[3], m, F::p(2));
-    } else {
-        ff_mad_lo_cc(s[0], m, F::p(0));
-        ff_madc_hi_cc(s[1], m, F::p(0));
-        ff_madc_lo_cc(s[2], m, F::p(2));
-        ff_madc_hi_cc(s[3], m, F::p(2));
-    }
+     * the chain starts at j = 2 (still with a multiply-add): word 0 is
+     * dropped by the shift, and m*p0 = m < W adds nothing to word 1 but the
+     * carry in u. */
+    constexpr int je = F::P0_ONE ? 2 : 0;
+    ff_mad_lo_cc(s[je], m, F::p(je));
+    ff_madc_hi_cc(s[je + 1], m, F::p(je));
 #pragma unroll
-    for (int j = 4; j < n; j += 2) {
+    for (int j = je + 2; j < n; j += 2) {
         ff_madc_lo_cc(s[j], m, F::p(j));
         ff_madc_hi_cc(s[j + 1], m, F::p(j));
     }
     s[n] = ff_addc(s[n], 0);
     /* o += m * p_odd: pairs (j, j+1) of words, stored at o[j-1], o[j]. The
      * carry out of the top is zero by the bound in the header comment. With
-     * P1_MAX the pair of j = 1 is u. */
+     * P1_MAX the pair of j = 1 is u, and the chain starts at j = 3. */
+    constexpr int jo = F::P1_MAX ? 3 : 1;
     if (O_EMPTY) {
         if (F::P1_MAX) {
             o[0] = u_lo;
@@ -424,16 +421,10 @@ FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N], uint32_t m, 
 #pragma unroll
         for (int j = 3; j < n; j += 2) ff_mul_wide(o[j - 1], o[j], m, F::p(j));
     } else {
-        if (F::P1_MAX) {
-            ff_mad_lo_cc(o[2], m, F::p(3));
-        } else {
-            ff_mad_lo_cc(o[0], m, F::p(1));
-            ff_madc_hi_cc(o[1], m, F::p(1));
-            ff_madc_lo_cc(o[2], m, F::p(3));
-        }
-        ff_madc_hi_cc(o[3], m, F::p(3));
+        ff_mad_lo_cc(o[jo - 1], m, F::p(jo));
+        ff_madc_hi_cc(o[jo], m, F::p(jo));
 #pragma unroll
-        for (int j = 5; j < n - 1; j += 2) {
+        for (int j = jo + 2; j < n - 1; j += 2) {
             ff_madc_lo_cc(o[j - 1], m, F::p(j));
             ff_madc_hi_cc(o[j], m, F::p(j));
         }
@@ -452,8 +443,8 @@ FF_INLINE void ff_redc_step(uint32_t s[F::N + 1], uint32_t o[F::N], uint32_t m, 
 template <class F>
 FF_INLINE void ff_row_odd(uint32_t o[F::N], const uint32_t a[F::N], uint32_t bi, uint64_t w)
 {
-    if (F::P0_ONE || F::P1_MAX) ff_mul_wide_add(o[0], o[1], a[1], bi, w);
-    else                        ff_mul_wide(o[0], o[1], a[1], bi);
+    if (F::P0_ONE) ff_mul_wide_add(o[0], o[1], a[1], bi, w);
+    else           ff_mul_wide(o[0], o[1], a[1], bi);
 #pragma unroll
     for (int j = 3; j < F::N; j += 2) ff_mul_wide(o[j - 1], o[j], a[j], bi);
 }
