@@ -69,8 +69,10 @@ api GET /v1/status
 check "the daemon answers on its unix socket" [ "$CODE" = 200 ]
 TCP=$(sed -n 's/.*"tcp":"\([^"]*\)".*/\1/p' "$W/body")
 check "status names the TCP address" [ -n "$TCP" ]
-check "status lists the lanes (1 witness + 2 prover workers)" \
-    [ "$(grep -o '"kind":"\(witness\|prover\)"' "$W/body" | wc -l)" = 3 ]
+check "status lists the lanes (1 witness + 1 for critical jobs + 2 prover workers)" \
+    [ "$(grep -o '"kind":"\(witness\|prover\)"' "$W/body" | wc -l)" = 4 ]
+check "  ... the critical jobs' witness worker marked" \
+    [ "$(grep -o '"critical":true' "$W/body" | wc -l)" = 1 ]
 check "status has the queues by priority" grep -q '"by_priority":{"critical":{' "$W/body"
 
 # --------------------------------------------------------- the page --
@@ -127,7 +129,7 @@ check "a prover lane is busy (status)" \
 browse "$W/dom.html" "http://$TCP/#token=$TOKEN" --dump-dom
 check "chromium rendered the page (token in the fragment)" grep -q 'data-ready="1"' "$W/dom.html"
 check "  ... no authentication message" grep -q '<section id="auth" hidden' "$W/dom.html"
-for l in witness-0 prover-0-0 prover-1-0; do
+for l in witness-0 witness-1 prover-0-0 prover-1-0; do
     check "  ... lane $l" grep -q "data-lane=\"$l\"" "$W/dom.html"
 done
 check "  ... a prover lane busy with a job and a stage" \

@@ -198,7 +198,7 @@ static void test_basic(void)
     CHECK(st.partitions_proved == 4 + 16 && st.circuits[2].partitions == 16);
     CHECK(st.circuits[0].insecure && st.circuits[0].tier == CUZK_TIER_RESIDENT &&
           st.circuits[0].refcount == 0 && !st.circuits[1].insecure);
-    CHECK(st.threads_witness == 1 && st.threads_prover == 1);
+    CHECK(st.threads_witness == 2 && st.threads_prover == 1); /* + the critical worker */
     cuzk_engine_status_free(&st);
     char *m = NULL;
     CHECK(cuzk_engine_metrics(e, &m, NULL) == CUZK_OK && m &&
@@ -611,10 +611,11 @@ static void test_lanes(void)
     pthread_mutex_unlock(&g.mu);
     start(e);
     gate_wait_held(&g);
-    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 2);
-    if (st.n_lanes == 2) {
-        const cuzk_lane_status *w = &st.lanes[0], *p = &st.lanes[1];
-        CHECK(!w->prover && w->slot == 0);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 3);
+    if (st.n_lanes == 3) {
+        const cuzk_lane_status *w = &st.lanes[0], *wc = &st.lanes[1], *p = &st.lanes[2];
+        CHECK(!w->prover && w->slot == 0 && !w->critical);
+        CHECK(!wc->prover && wc->slot == 1 && wc->critical && wc->job == 0);
         CHECK(p->prover && p->device == 0 && p->slot == 0 && p->job == n1 &&
               p->partition == 0 && p->attempt == 1 && p->stage == CUZK_LANE_SETUP &&
               !strcmp(p->circuit, WIN) && p->busy_ms >= 0);
@@ -625,11 +626,57 @@ static void test_lanes(void)
     expect(e, n1, CUZK_JOB_DONE);
     expect(e, n2, CUZK_JOB_DONE);
     expect(e, lo, CUZK_JOB_DONE);
-    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 2);
+    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK && st.n_lanes == 3);
     for (size_t i = 0; i < st.n_lanes; i++) CHECK(st.lanes[i].job == 0);
     for (int p = 0; p < 4; p++) CHECK(st.prio[p].n == 0);
     cuzk_engine_status_free(&st);
     cuzk_engine_destroy(e);
+}
+
+/* critical_witness: with the prover held on n1 and the ready queue full
+ * (n2's witness done, ready_capacity 1), a CRITICAL job's witness still
+ * runs, on the worker kept for it, and the CRITICAL partition is the next
+ * proved; without that worker it waits for the queue, behind n2. */
+static void critical_case(int on)
+{
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, {0}};
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.ready_capacity = 1;
+    cfg.critical_witness = on;
+    cfg.fault = on_fault;
+    cfg.fault_ctx = &g;
+    cuzk_engine *e = mk(&cfg, 0);
+    uint64_t n1 = submit(e, WIN, CUZK_PRIO_NORMAL, 1, NULL);
+    uint64_t n2 = submit(e, WIN, CUZK_PRIO_NORMAL, 2, NULL);
+    g.hold = n1;
+    start(e);
+    gate_wait_held(&g);
+    /* n2's witness ends (the queue is then full), then the CRITICAL job */
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 1000 && count_events(e, CUZK_EV_WITNESS_END, -1) < 2; i++)
+        nanosleep(&ts, NULL);
+    CHECK(count_events(e, CUZK_EV_WITNESS_END, -1) == 2);
+    uint64_t cr = submit(e, WIN, CUZK_PRIO_CRITICAL, 3, NULL);
+    /* on: its witness ends while n1 is held; off: 300 ms without it */
+    for (int i = 0; i < (on ? 1000 : 30) && count_events(e, CUZK_EV_WITNESS_END, -1) < 3; i++)
+        nanosleep(&ts, NULL);
+    CHECK_MSG(count_events(e, CUZK_EV_WITNESS_END, -1) == (on ? 3u : 2u),
+              "critical_witness %d: %zu witnesses ended while the prover was held", on,
+              count_events(e, CUZK_EV_WITNESS_END, -1));
+    gate_release(&g);
+    expect(e, cr, CUZK_JOB_DONE);
+    expect(e, n2, CUZK_JOB_DONE);
+    uint64_t got[3] = {0}, want_on[3] = {n1, cr, n2}, want_off[3] = {n1, n2, cr};
+    CHECK(prove_order(e, got, 3) == 3);
+    CHECK(!memcmp(got, on ? want_on : want_off, sizeof got));
+    cuzk_engine_destroy(e);
+}
+
+static void test_critical_witness(void)
+{
+    critical_case(1);
+    critical_case(0);
 }
 
 /* The operator's lines (cuzk_engine_config.log), kept in order. */
@@ -1466,6 +1513,7 @@ int main(void)
     test_key_check();
     test_async_register();
     test_priority();
+    test_critical_witness();
     test_batch();
     test_cancel();
     test_lanes();

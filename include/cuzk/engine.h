@@ -27,7 +27,7 @@
  *     back-pressure) -> prover workers (per device) -> finalizer (assemble,
  *     self-verify, store, answer waiters)
  *
- *   threads = witness_workers + n_devices * provers_per_device
+ *   threads = witness_workers + critical_witness + n_devices * provers_per_device
  *             + 1 (finalizer) + 1 (batch collector and timers)
  *             + 1 (store thread, with a store)
  *   plus cuzk_pool_size() pool workers shared with the rest of the process.
@@ -35,7 +35,9 @@
  * Scheduling: CRITICAL > HIGH > NORMAL > LOW; within a priority the oldest
  * job first and a job's partitions in order, so one job finishes before
  * the next starts to interleave. A CRITICAL job bypasses the collector and
- * overtakes everything queued, not a partition already being proved.
+ * overtakes everything queued, not a partition already being proved; its
+ * witness runs on a worker of its own (critical_witness), not after the
+ * stream's witnesses.
  * With several devices a prover worker takes, within the priority of the
  * first ready partition, the first one whose key already has a workspace
  * on its device, else that first one: keys stay where they are resident
@@ -200,6 +202,12 @@ typedef struct {
      * prover") has the measurement. */
     unsigned witness_threads;
     int witness_nice;
+    /* One more witness worker that takes CRITICAL partitions only, at nice
+     * 0 and past the ready queue's bound, so a CRITICAL job's witness does
+     * not wait for a stream's: on the H200 that wait was 0.4-1.1 s of a
+     * 1.8-2.5 s answer (docs/perf.md, "The benchmark protocol at full
+     * size"). An idle thread otherwise. Default 1. */
+    int critical_witness;
     /* The GPU backend's FP64 shares (cuzk_config.gpu_ntt_fp64 and
      * gpu_msm_fp64 of its workspaces: 0..4, 0 = integer only). */
     unsigned gpu_ntt_fp64, gpu_msm_fp64;
@@ -586,6 +594,8 @@ typedef struct {
     unsigned device;          /* prover: its device; witness: 0 */
     unsigned slot;            /* its index among the witness workers, or
                                * among its device's prover workers */
+    int critical;             /* the witness worker kept for CRITICAL jobs
+                               * (critical_witness; the last witness slot) */
     uint64_t job;             /* 0: idle (the fields below are 0 too) */
     unsigned partition, attempt; /* attempt: prover only */
     int stage;                /* CUZK_LANE_SETUP, or the cuzk_prove_stage

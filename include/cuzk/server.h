@@ -131,6 +131,7 @@ typedef struct {
     char backend[16];
     unsigned devices, provers_per_device, witness_workers, ready_capacity, prove_threads;
     unsigned witness_threads, witness_nice;
+    int critical_witness;
     unsigned gpu_ntt_fp64, gpu_msm_fp64;
     unsigned max_batch_size, max_batch_wait_ms, max_attempts;
     int self_verify;

@@ -89,6 +89,7 @@ void cuzk_engine_config_default(cuzk_engine_config *cfg)
     cfg->n_devices = 1;
     cfg->provers_per_device = 1;
     cfg->witness_workers = 1;
+    cfg->critical_witness = 1;
     cfg->max_batch_size = 8;
     cfg->self_verify = 1;
     cfg->max_attempts = 3;
@@ -140,7 +141,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     e->cfg.backend = e->backend_name;
     e->n_devices = cfg->n_devices ? cfg->n_devices : 1;
     e->ppd = cfg->provers_per_device ? cfg->provers_per_device : 1;
-    e->n_witness = cfg->witness_workers ? cfg->witness_workers : 1;
+    e->n_witness = (cfg->witness_workers ? cfg->witness_workers : 1) + (cfg->critical_witness != 0);
     e->ready_cap = cfg->ready_capacity ? cfg->ready_capacity : 2 * (size_t)e->n_devices;
     if (!e->cfg.max_attempts) e->cfg.max_attempts = 3;
     if (!e->cfg.lease_ms) e->cfg.lease_ms = 600000;
@@ -1813,10 +1814,11 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
 
 /* The next partition to witness: the first job of the run queue with a
  * partition left. Under mu. */
-static epart *next_partition(cuzk_engine *e)
+static epart *next_partition(cuzk_engine *e, int critical_only)
 {
     for (ejob *j = e->runq; j; j = j->next_q) {
         if (j->next_part >= j->n_parts || atomic_load(&j->cancel)) continue;
+        if (critical_only && j->prio != CUZK_PRIO_CRITICAL) continue;
         epart *p = &j->parts[j->next_part++];
         p->j = j;
         p->idx = (unsigned)(p - j->parts);
@@ -1842,7 +1844,7 @@ static void *witness_main(void *arg)
     char err[CUZK_ERRMSG_LEN];
     /* Linux: a thread's nice is its own (setpriority on its tid). Raising
      * it needs no privilege; a failure leaves the thread as it was. */
-    if (e->cfg.witness_nice &&
+    if (e->cfg.witness_nice && !wk->critical &&
         setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), e->cfg.witness_nice) != 0)
         fprintf(stderr, "cuzk: witness worker: setpriority(%d): %s\n", e->cfg.witness_nice,
                 strerror(errno));
@@ -1850,9 +1852,11 @@ static void *witness_main(void *arg)
     for (;;) {
         epart *p = NULL;
         /* Back-pressure: a partition is taken only when a ready slot is
-         * free for it. */
+         * free for it; the critical worker's few go past the bound. */
         while (!(e->stopping && (!e->drain || (!e->runq && !e->batches)))) {
-            if (e->n_ready + e->n_witnessing < e->ready_cap && (p = next_partition(e))) break;
+            if ((wk->critical || e->n_ready + e->n_witnessing < e->ready_cap) &&
+                (p = next_partition(e, wk->critical)))
+                break;
             pthread_cond_wait(&e->cv_work, &e->mu);
         }
         if (!p) break;
@@ -2475,6 +2479,7 @@ cuzk_status cuzk_engine_start(cuzk_engine *e, size_t *requeued, char *err)
         void *(*fn)(void *);
         if (i < e->n_witness) {
             w->kind = 0;
+            w->critical = e->cfg.critical_witness && i == e->n_witness - 1u;
             fn = witness_main;
         } else if (i < n_pipe) {
             w->kind = 1;
@@ -2844,6 +2849,7 @@ cuzk_status cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st)
         cuzk_lane_status *l = &st->lanes[st->n_lanes++];
         l->prover = w->kind == 1;
         l->cpu_fallback = w->cpu_lane;
+        l->critical = w->critical;
         l->device = w->cpu_lane ? (w->lane_p ? w->lane_p->device : 0) : l->prover ? w->device : 0;
         l->slot = w->cpu_lane  ? 0
                   : l->prover ? (unsigned)(i - e->n_witness) % e->ppd

@@ -163,6 +163,7 @@ typedef struct {
     pthread_t th;
     int started;
     int cpu_lane;            /* a prover: the CPU fallback lane (device unused) */
+    int critical;            /* a witness worker for CRITICAL partitions only */
     /* witness workers: open built-in circuits, by circuit index */
     cuzk_circuit **ci;
     cuzk_cs *cs;
@@ -180,7 +181,7 @@ struct cuzk_engine {
     cuzk_engine_config cfg;
     const cuzk_prover_backend *backend;
     char backend_name[16];
-    unsigned n_devices, ppd, n_witness;
+    unsigned n_devices, ppd, n_witness; /* n_witness: the critical worker included */
     size_t ready_cap;
 
     pthread_mutex_t mu;

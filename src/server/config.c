@@ -49,6 +49,7 @@ void cuzk_server_config_default(cuzk_server_config *c, const char *dir)
     c->prove_threads = e.prove_threads;
     c->witness_threads = e.witness_threads;
     c->witness_nice = (unsigned)e.witness_nice;
+    c->critical_witness = e.critical_witness;
     c->max_batch_size = e.max_batch_size;
     c->max_batch_wait_ms = e.max_batch_wait_ms;
     c->max_attempts = e.max_attempts;
@@ -102,6 +103,7 @@ static const keydef keys[] = {
     {"engine", "prove_threads", K_UINT, U(prove_threads, 256), "threads of one proof; 0 = the pool's size"},
     {"engine", "witness_threads", K_UINT, U(witness_threads, 256), "threads of a witness while a prover is busy; 0 = prove_threads (0)"},
     {"engine", "witness_nice", K_UINT, U(witness_nice, 19), "nice of the witness workers, 0..19 (0)"},
+    {"engine", "critical_witness", K_BOOL, U(critical_witness, 1), "one more witness worker, for CRITICAL jobs only (yes)"},
     {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},

@@ -830,6 +830,7 @@ static enum MHD_Result get_status(req *r)
         json_t *lj = json_pack("{s:s,s:I,s:I}", "kind",
                                l->cpu_fallback ? "cpu" : l->prover ? "prover" : "witness",
                                "device", (json_int_t)l->device, "slot", (json_int_t)l->slot);
+        if (l->critical) json_object_set_new(lj, "critical", json_true());
         if (l->job) {
             json_object_set_new(lj, "job", json_integer((json_int_t)l->job));
             json_object_set_new(lj, "partition", json_integer(l->partition));
@@ -1423,6 +1424,7 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.prove_threads = c->prove_threads;
     ec.witness_threads = c->witness_threads;
     ec.witness_nice = (int)c->witness_nice;
+    ec.critical_witness = c->critical_witness;
     ec.gpu_ntt_fp64 = c->gpu_ntt_fp64;
     ec.gpu_msm_fp64 = c->gpu_msm_fp64;
     ec.max_batch_size = c->max_batch_size;

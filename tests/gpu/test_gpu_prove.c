@@ -61,6 +61,11 @@ static unsigned ws_flags;
 static unsigned ntt_fp64, msm_fp64;
 /* gpu_sparse_early: the sparse MSMs started before the NTTs. */
 static unsigned sparse_early;
+/* The device pool of each GPU workspace pair_open makes: a fifth of the
+ * card, so the three pairs circuit_case holds at once fit beside the
+ * kernels' local memory. A default pool takes 7/8 of what is free, and a
+ * third one then gets nothing (CUZK_ERR_NO_MEMORY, by design). */
+static uint64_t pair_pool;
 
 static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
 {
@@ -74,6 +79,7 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cfg.gpu_ntt_fp64 = ntt_fp64;
     cfg.gpu_msm_fp64 = msm_fp64;
     cfg.gpu_sparse_early = sparse_early;
+    cfg.gpu_pool_bytes = pair_pool;
     memset(p, 0, sizeof *p);
     cfg.backend = "cpu";
     cuzk_status s = cuzk_workspace_create(&p->cpu, pk, &cfg, err);
@@ -557,6 +563,10 @@ int main(void)
     CHECK(cuzk_gpu_backend_register() == CUZK_OK);
     CHECK(cuzk_gpu_backend_register() == CUZK_OK); /* again: a no-op */
     CHECK(cuzk_backend_find("gpu") == cuzk_gpu_backend());
+    cuzk_gpu_device_info info;
+    char ierr[CUZK_ERRMSG_LEN];
+    CHECK_MSG(cuzk_gpu_get_device_info(&info, 0, ierr) == CUZK_OK, "device info: %s", ierr);
+    pair_pool = info.global_mem / 5;
     /* porep cannot go below one labelling hash (~2^15.7) */
     static const circ_case cases[] = {
         {"porep-32g", 16}, {"winning-32g", 12}, {"wpost-32g", 12}, {"snap-32g", 12},
