@@ -72,7 +72,7 @@ done
 # Preloads end before the first job's timeline matters: wait for both keys.
 "$BENCH" preload porep-32g --addr "$A" >/dev/null 2>&1
 "$BENCH" preload winning-32g --addr "$A" >/dev/null 2>&1
-say "daemon $PID on $A, porep-32g size $SIZE, $(nproc) cores, $(git -C "$ROOT" rev-parse --short HEAD)"
+say "daemon $PID on $A, porep-32g size $SIZE, $(nproc) cores, $("$CUZK" version)"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/   /' | tee -a "$S"
 
 # The timeline's cursor now: the "next" of everything the daemon keeps

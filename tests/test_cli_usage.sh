@@ -41,6 +41,8 @@ for c in prove verify setup import export-vk circuits compile info witness; do
   done
 done
 expect 0 "usage: cuzk COMMAND" "cuzk --help: the overview" --help
+expect 0 "^cuzk [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]* ([0-9a-z.-]*)$" "cuzk version: the version and the build's commit" version
+expect 0 "^cuzk [0-9]" "cuzk --version: the same" --version
 
 for c in circuits "compile --circuit porep-32g --out x.pce" \
          "witness --circuit porep-32g --seed 1 --out w.wtns"; do

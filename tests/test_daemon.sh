@@ -60,6 +60,7 @@ check "  ... saying why" grep -q "another daemon is listening" "$W/err"
 api GET /v1/status
 check "GET /v1/status is 200" [ "$CODE" = 200 ]
 check "status says running" grep -q '"running":true' "$W/body"
+check "status names the daemon's version and commit" grep -q "\"version\":\"$("$CUZK" version | sed 's/^cuzk //')\"" "$W/body"
 TCP=$(sed -n 's/.*"tcp":"\([^"]*\)".*/\1/p' "$W/body")
 check "status names the TCP address" [ -n "$TCP" ]
 api GET /metrics

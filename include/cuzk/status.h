@@ -44,4 +44,9 @@ typedef enum {
 /* A short, static, human-readable description of s. Never NULL. */
 const char *cuzk_strerror(cuzk_status s);
 
+/* "VERSION (COMMIT)": the library's version and the commit it was built
+ * from (git describe: "-dirty" when the tree had uncommitted changes,
+ * "unknown" when built outside a git checkout). Static, never NULL. */
+const char *cuzk_version(void);
+
 #endif /* CUZK_STATUS_H */

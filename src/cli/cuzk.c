@@ -38,6 +38,7 @@ static int usage(FILE *f, int status)
             "  info       describe a .pce, .cuzk, .r1cs, .zkey, .wtns or .params file\n"
             "  witness    compute a built-in circuit's witness as a .wtns\n"
             "  serve      run the proving daemon (HTTP/JSON API on a unix socket)\n"
+            "  version    print the version and the commit it was built from\n"
             "Sizes (--size): full, the real size, or N = 10..27 for about 2^N constraints a\n"
             "partition. Exit status: 0 success (verify: valid), 1 verify: invalid proof,\n"
             "2 unusable input or failure, with a one-line reason on stderr. No command\n"
@@ -507,6 +508,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr, EXIT_UNUSABLE);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) return usage(stdout, 0);
+    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+        printf("cuzk %s\n", cuzk_version());
+        return 0;
+    }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);

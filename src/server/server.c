@@ -895,6 +895,7 @@ static enum MHD_Result get_status(req *r)
     if (j) { /* extensions, outside the pack above */
         json_object_set_new(json_object_get(j, "server"), "registrations",
                             json_integer((json_int_t)regs));
+        json_object_set_new(json_object_get(j, "server"), "version", json_string(cuzk_version()));
         json_object_set_new(json_object_get(j, "totals"), "store_commits",
                             json_integer((json_int_t)st.store_commits));
         json_object_set_new(json_object_get(j, "totals"), "store_ops",
@@ -1497,8 +1498,9 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
         }
         s->tcp_fd = -1;
     }
-    logf_(s, "listening on %s%s%s (backend %s, %zu circuits)", s->sock_path,
-          s->tcp_addr[0] ? " and tcp " : "", s->tcp_addr, c->backend, c->n_circuits);
+    logf_(s, "listening on %s%s%s (backend %s, %zu circuits; cuzk %s)", s->sock_path,
+          s->tcp_addr[0] ? " and tcp " : "", s->tcp_addr, c->backend, c->n_circuits,
+          cuzk_version());
     *out = s;
     return CUZK_OK;
 fail:
