@@ -978,7 +978,7 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
         size_t n = (size_t)1 << L;
         cuzk_gpu_ntt_domain *d = NULL;
         cuzk_ntt_domain *cd = NULL;
-        st = cuzk_gpu_ntt_domain_create_ex(&d, ctx, L, roots, 0, ept, f64, gerr);
+        st = cuzk_gpu_ntt_domain_create_ex(&d, ctx, L, roots, 0, ept, f64, 0, gerr);
         if (st != CUZK_OK || cuzk_ntt_domain_create(&cd, L, roots, 0) != CUZK_OK) {
             fprintf(stderr, "ntt 2^%u: domain: %s (%s)\n", L, cuzk_strerror(st),
                     gerr);
