@@ -70,7 +70,8 @@
  * measured above. Two outputs of each transform are checked against a CPU
  * evaluation of the polynomial at the point (multithreaded Horner). The
  * pass kernels' variant comes from the environment (CUZK_NTT_VARIANT,
- * CUZK_NTT_FP64) and is shown in the ept and f64 columns. */
+ * CUZK_NTT_FP64, CUZK_NTT_FULL_TW) and is shown in the ept, f64 and tw
+ * columns. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -951,13 +952,18 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
     fill_random(a, nmax, 0);
     /* The pass kernels' variant (gpu_testing.h): CUZK_NTT_VARIANT "8" (the
      * default, also unset or empty) or "4"; CUZK_NTT_FP64 the FP64 share in
-     * quarters, "0" (the default, also unset or empty) .. "4" (domain
+     * quarters, "0" (the default, also unset or empty) .. "4";
+     * CUZK_NTT_FULL_TW "1": pass 1's twiddles from a full n-entry table,
+     * "0" (the default, also unset or empty): from two small ones (domain
      * creation rejects other values). */
-    const char *var = getenv("CUZK_NTT_VARIANT"), *f64v = getenv("CUZK_NTT_FP64");
+    const char *var = getenv("CUZK_NTT_VARIANT"), *f64v = getenv("CUZK_NTT_FP64"),
+               *ftw = getenv("CUZK_NTT_FULL_TW");
     unsigned ept = var && *var ? (unsigned)atoi(var) : 0;
     unsigned f64 = f64v && *f64v ? (unsigned)atoi(f64v) : 0;
-    /* The pool: the domains' tables and 2 arrays of the largest size. */
-    st = bench_ctx(&ctx, device, 2 * nmax * sizeof(cuzk_fr) + ((size_t)64 << 20));
+    unsigned full = ftw && *ftw ? (unsigned)atoi(ftw) : 0;
+    /* The pool: the domains' tables (a full table: n elements) and 2 arrays
+     * of the largest size. */
+    st = bench_ctx(&ctx, device, (full ? 3 : 2) * nmax * sizeof(cuzk_fr) + ((size_t)64 << 20));
     if (st != CUZK_OK) {
         fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), gerr);
         goto done;
@@ -968,17 +974,18 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
     printf("floor = (n/2) log n x 136 IMAD at P (gpu-sota.md 5.6); pipe = the same at 264 IMAD "
            "slots per multiplication\n");
     printf("(ept: elements per thread of the pass kernels, CUZK_NTT_VARIANT; f64: FP64 share of "
-           "their multiplications in quarters, CUZK_NTT_FP64)\n");
-    printf("%-5s %-9s %-8s %3s %3s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n", "kind",
-           "split", "ept", "f64", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps", "floor",
-           "x floor", "pipe", "x pipe", "sppark", "check");
+           "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from a full "
+           "table or two levels, CUZK_NTT_FULL_TW)\n");
+    printf("%-5s %-9s %-8s %3s %3s %4s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
+           "kind", "split", "ept", "f64", "tw", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps",
+           "floor", "x floor", "pipe", "x pipe", "sppark", "check");
     rc = 0;
     for (int si = 0; si < nsizes; si++) {
         unsigned L = sizes[si];
         size_t n = (size_t)1 << L;
         cuzk_gpu_ntt_domain *d = NULL;
         cuzk_ntt_domain *cd = NULL;
-        st = cuzk_gpu_ntt_domain_create_ex(&d, ctx, L, roots, 0, ept, f64, gerr);
+        st = cuzk_gpu_ntt_domain_create_ex(&d, ctx, L, roots, 0, ept, f64, full, gerr);
         if (st != CUZK_OK || cuzk_ntt_domain_create(&cd, L, roots, 0) != CUZK_OK) {
             fprintf(stderr, "ntt 2^%u: domain: %s (%s)\n", L, cuzk_strerror(st),
                     gerr);
@@ -1014,9 +1021,10 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
             snprintf(split, sizeof split, "%d+%d+%d", info.k1, info.k2, info.k1);
             double sp = kind == 0 ? sppark_ntt_ms(L) : 0;
             if (sp > 0) snprintf(spb, sizeof spb, "%.3f", sp);
-            printf("%-5u %-9s %-8s %3d %1d/4 %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f %7s "
-                   "%s\n", L, kind_names[kind], split, info.elems_per_thread, info.fp64_share,
-                   info.regs, info.blocks_per_sm[0], med, ms[0], gbs,
+            printf("%-5u %-9s %-8s %3d %1d/4 %4s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f "
+                   "%7s %s\n", L, kind_names[kind], split, info.elems_per_thread, info.fp64_share,
+                   info.full_twiddles ? "full" : "2lvl", info.regs, info.blocks_per_sm[0], med,
+                   ms[0], gbs,
                    floor_ms, med / floor_ms, pipe_ms, med / pipe_ms, spb, ok ? "ok" : "MISMATCH");
             fflush(stdout);
         }
@@ -1080,7 +1088,9 @@ static void usage(FILE *f)
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n"
             "  Environment: CUZK_NTT_VARIANT=8|4 (elements per thread of the NTT's pass\n"
             "  kernels), CUZK_NTT_FP64=0..4 (quarters of their multiplications on the\n"
-            "  FP64 pipe; above 0 only with 8 elements per thread).\n");
+            "  FP64 pipe; above 0 only with 8 elements per thread), CUZK_NTT_FULL_TW=0|1\n"
+            "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
+            "  memory; only with CUZK_NTT_FP64=0).\n");
 }
 
 int bench_kernels(int argc, char **argv)

@@ -142,12 +142,16 @@ float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
  * multiplications of the pass kernels, how many run on the FP64 pipe
  * (src/gpu/ff_fp64.cuh) instead of the integer one, 0 (the default) .. 4;
  * above 0 only with 8 elements per thread (docs/perf.md, "GPU NTT", "FP64
- * share"). All give the same results; any other value is
- * CUZK_ERR_INVALID_ARGUMENT. */
+ * share"). full_twiddles: 1: pass 1 reads its twiddle w^e from a full
+ * table of n entries (n x 32 bytes more device memory, 4 GiB at 2^27, in
+ * the domain's tables) instead of forming it from two small tables (one
+ * multiplication per element less); only with fp64_share 0; 0 (the
+ * default): the two small tables. All give the same results; any other
+ * value is CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                           unsigned log_n, cuzk_roots roots, unsigned k1,
                                           unsigned elems_per_thread, unsigned fp64_share,
-                                          char *err);
+                                          unsigned full_twiddles, char *err);
 
 /* a is a HOST array of n elements, copied through the pool (n * 32 bytes
  * must be free there, else CUZK_ERR_NO_MEMORY), transformed on stream 0 and
@@ -175,6 +179,7 @@ typedef struct {
     size_t blocks[3];        /*   blocks */
     int blocks_per_sm[3];    /*   resident blocks per SM */
     size_t table_bytes;      /* device memory of the twiddle tables */
+    int full_twiddles;       /* 1: pass 1's full table (in table_bytes; 0 for n <= 4) */
 } cuzk_gpu_ntt_info;
 
 cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info,

@@ -46,7 +46,10 @@
  * (m < 2^(kt-1), kt = min(L, 10)): stage on bit beta uses w_{2^(beta+1)}^j
  * = inner[j 2^(kt-1-beta)]. The inter-pass twiddles: pass 1 w^e (e < n) from
  * two tables, w^e = lo[e mod 2^w] hi[e >> w] (one extra multiplication per
- * element); pass 2 w^(e 2^k1) from one table of 2^(L-k1) entries.
+ * element), or, with full tables (an option: n x 32 bytes of device memory),
+ * from one n-entry table of w^e, a load and no multiplication (the inverse
+ * reads w^(n-e) there, so one table serves all four transforms, and its 1/n
+ * moves to pass 2); pass 2 w^(e 2^k1) from one table of 2^(L-k1) entries.
  *
  * Shared memory holds the tile as 8 planes of 32-bit limbs (limb l of slot s
  * at word l T + s), so one warp instruction touches one plane and is free of
@@ -123,6 +126,11 @@ struct NttPass {
      * out sensitive to the offsets of the fields above (102-124 registers
      * as measured with this order; 108-125 with ub second). */
     int ub;          /* log2 of elements per thread: 3 or 2 (the kernel's UB) */
+    /* Full tables (in place of tw_lo, tw_hi): store, COL: x *= tw_full[i],
+     * i = -e mod n for the inverse (neg = ~0), e for the forward (neg = 0),
+     * e = lo * t. */
+    const uint4 *tw_full;
+    uint32_t neg;
 };
 
 /* Which part of the transform a block owns. */
@@ -265,6 +273,22 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
     ff_mul<NttF>(f, u, v);
 }
 
+/* Entry i of the full table, w^i from the forward two-level tables: the
+ * device fill (ntt.cu) and the host emulation share it. */
+FF_INLINE void ntt_full_entry(uint4 *full, const uint4 *lo, const uint4 *hi, int w, uint32_t i)
+{
+    uint32_t f[8];
+    ntt_two_level(f, lo, hi, w, i);
+    ff_store<NttF>(full + 2 * (size_t)i, f);
+}
+
+/* Where pass 1's factor w^(+-e) is in the full table: e = lo * t < n, its
+ * negation mod n (n = 2^(lo_bits + k)) when neg is all ones. */
+FF_INLINE const uint4 *ntt_full_at(const NttPass &p, uint32_t e)
+{
+    return p.tw_full + 2 * (size_t)(((e ^ p.neg) - p.neg) & ((1u << (p.lo_bits + p.k)) - 1));
+}
+
 /* ---------------------------------------------- the two multipliers -- */
 /* The FP64 share (template parameter F64 of the phases and the kernel, 0 ..
  * 4): of every 4 multiplications, F64 go through ff64_mul (ff_fp64.cuh: the
@@ -342,7 +366,8 @@ enum {
     NTT_F_PRE = 1,  /* load: x *= pre(pos) (coset forward, pass 1) */
     NTT_F_TW = 2,   /* store, COL: x *= w^(lo * t) (pass 1) */
     NTT_F_TWD = 4,  /* store, MID: x *= tw_d[xdig * t] (pass 2) */
-    NTT_F_POST = 8  /* store: x *= post(pos) (coset inverse, pass 3) */
+    NTT_F_POST = 8, /* store: x *= post(pos) (coset inverse, pass 3) */
+    NTT_F_TWF = 16  /* store, COL: x *= tw_full[+-lo * t] (pass 1, full tables) */
 };
 
 /* global -> shared memory. Thread tid of 2^(tbits-UB) moves elements
@@ -500,14 +525,17 @@ FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const
 
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
  * load phase. Without multiplications: unrolled. With them: rolled, the
- * table entries of element j + 1 fetched before element j is multiplied. */
+ * table entries of element j + 1 fetched before element j is multiplied.
+ * The one-table factors (TWD, TWF) are a load; the others are formed from
+ * two tables, one more multiplication. */
 template <int KIND, int FL, int UB, int F64>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
     const uint32_t nthr = 1u << (p.tbits - UB);
-    constexpr bool MUL = (FL & (NTT_F_TW | NTT_F_TWD | NTT_F_POST)) != 0;
+    constexpr bool MUL = (FL & (NTT_F_TW | NTT_F_TWF | NTT_F_TWD | NTT_F_POST)) != 0;
+    constexpr bool ONE = (FL & (NTT_F_TWD | NTT_F_TWF)) != 0;
     if (!MUL) {
 #pragma unroll
         for (int j = 0; j < NE; j++) {
@@ -520,7 +548,8 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         }
         return;
     }
-    static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWD) != 0) + ((FL & NTT_F_POST) != 0) <= 1,
+    static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWF) != 0) + ((FL & NTT_F_TWD) != 0) +
+                      ((FL & NTT_F_POST) != 0) <= 1,
                   "one store factor per pass");
     const uint4 *lo = FL & NTT_F_TW ? p.tw_lo : p.post_lo;
     const uint4 *hi = FL & NTT_F_TW ? p.tw_hi : p.post_hi;
@@ -532,6 +561,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         bool act;
         uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
         if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
+        else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
         else ntt_two_level_ld(u, v, lo, hi, p.w,
                               FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
     }
@@ -540,7 +570,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         uint32_t a = tid + j * nthr, xd, x[8], f[8];
         bool act;
         uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
-        if (FL & NTT_F_TWD) {
+        if (ONE) {
 #pragma unroll
             for (int l = 0; l < 8; l++) f[l] = u[l];
         } else {
@@ -551,6 +581,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
             bool actn;
             uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
             if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
+            else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
             else ntt_two_level_ld(u, v, lo, hi, p.w,
                                   FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
         }

@@ -100,14 +100,19 @@ static inline size_t ntt_plan_blocks(const NttPass &p, int L)
 
 /* ------------------------------------------------------------ tables -- */
 
-/* Offsets (in elements) of the tables in one buffer. */
+/* Offsets (in elements) of the tables in one buffer. The inverse's 1/n is
+ * folded into the table of pass 1 (whi_i) or, with full tables, of pass 2
+ * (d_i: its store multiplies every element once, as pass 1's does, for
+ * every split), since full serves both directions. */
 struct NttTables {
     int L, k1, k2, kt, w;
     size_t inner_f, inner_i;          /* 2^(kt-1) each */
-    size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w); whi_i includes 1/n */
+    size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w) */
     size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
     size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w) */
     size_t ninv;                      /* 1 element: 1/n */
+    size_t full;                      /* w^e, e < n: n (full tables, L >= 3) or 0
+                                         elements, last: filled on the device */
     size_t total;
 };
 
@@ -118,8 +123,9 @@ static inline bool ntt_split_ok(int L, int k1)
 }
 
 /* force_k1 = 0: the planned split; otherwise that outer digit width (must
- * satisfy ntt_split_ok). */
-static inline NttTables ntt_tables_layout(int L, int force_k1)
+ * satisfy ntt_split_ok). full: the full table of pass 1 (L >= 3 only: the
+ * tiny kernel forms its factors). */
+static inline NttTables ntt_tables_layout(int L, int force_k1, bool full)
 {
     NttTables t;
     memset(&t, 0, sizeof t);
@@ -147,9 +153,13 @@ static inline NttTables ntt_tables_layout(int L, int force_k1)
     t.gilo = o; o += nlo;
     t.gihi = o; o += nhi;
     t.ninv = o; o += 1;
+    t.full = o; o += full && L >= 3 ? (size_t)1 << L : 0;
     t.total = o;
     return t;
 }
+
+/* Whether layout t has the full table. */
+static inline bool ntt_tables_full(const NttTables &t) { return t.total > t.full; }
 
 /* out[i] = first * base^i, i < count. */
 static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr *base,
@@ -169,8 +179,10 @@ static inline void ntt_sqr_n(cuzk_fr *r, const cuzk_fr *x, int s)
     for (int i = 0; i < s; i++) cuzk_fr_sqr(r, r);
 }
 
-/* Fills buf (t.total elements) from omega and the coset shift g of the
- * CPU domain of the same size and convention. */
+/* Fills buf (t.full elements: all but the full table, whose 2^L host
+ * multiplications would take seconds at 2^27; ntt.cu fills it on the
+ * device from wlo_f, whi_f) from omega and the coset shift g of the CPU
+ * domain of the same size and convention. */
 static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_fr *omega,
                                    const cuzk_fr *g)
 {
@@ -192,13 +204,14 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
     ntt_powers(buf + t.whi_f, one, &b, nhi);
     ntt_powers(buf + t.wlo_i, one, &oi, nlo);
     ntt_sqr_n(&b, &oi, t.w);
-    ntt_powers(buf + t.whi_i, &ninv, &b, nhi);
+    const bool full = ntt_tables_full(t);
+    ntt_powers(buf + t.whi_i, full ? one : &ninv, &b, nhi);
     if (L >= 3) {
         size_t nd = (size_t)1 << (L - t.k1);
         ntt_sqr_n(&b, omega, t.k1);
         ntt_powers(buf + t.d_f, one, &b, nd);
         ntt_sqr_n(&b, &oi, t.k1);
-        ntt_powers(buf + t.d_i, one, &b, nd);
+        ntt_powers(buf + t.d_i, full ? &ninv : one, &b, nd);
     }
     ntt_powers(buf + t.glo, one, g, nlo);
     ntt_sqr_n(&b, g, t.w);
@@ -229,9 +242,14 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[0].pre_lo = NTT_TAB(glo);
         out[0].pre_hi = NTT_TAB(ghi);
     }
-    out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
-    out[0].tw_hi = inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f); /* 1/n folded in */
-    out[1].tw_d = inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
+    if (ntt_tables_full(t)) {
+        out[0].tw_full = NTT_TAB(full);
+        out[0].neg = inv ? ~0u : 0u;
+    } else {
+        out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
+        out[0].tw_hi = inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
+    }
+    out[1].tw_d = inv ? NTT_TAB(d_i) : NTT_TAB(d_f); /* 1/n in whi_i or d_i */
     if (kind == 3) {
         out[2].post_lo = NTT_TAB(gilo);
         out[2].post_hi = NTT_TAB(gihi);

@@ -7,7 +7,9 @@
  * 2^26 .. 2^28 (9 and 10 bits) at 2^19 and 2^21; edge inputs (one 1 among
  * zeros, all r - 1); round trips at sizes not compared otherwise; misuse.
  * Then the other pass-kernel variants (4 elements per thread; the FP64
- * shares 1 .. 4 of the 8-element kernels) at a few sizes each.
+ * shares 1 .. 4 of the 8-element kernels) at a few sizes each, and pass 1
+ * with the full twiddle table (8 and 4 elements per thread) at the sizes
+ * and splits of the default.
  * Exit 77 (ctest: skipped) without a GPU. CUZK_TEST_QUICK=1 (for
  * compute-sanitizer) stops at 2^12. */
 #include <stdio.h>
@@ -23,8 +25,9 @@
 
 static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 /* The pass kernels' variant of test_size's domains: elements per thread 0
- * (the default, 8) or 4, and the FP64 share 0 (the default) .. 4. */
-static unsigned ept, f64;
+ * (the default, 8) or 4, the FP64 share 0 (the default) .. 4, and the full
+ * twiddle table of pass 1 (0: the default, two small tables; 1). */
+static unsigned ept, f64, full;
 
 static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
@@ -87,8 +90,9 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
     size_t n = (size_t)1 << log_n;
     cuzk_gpu_ntt_domain *gd = NULL;
     cuzk_ntt_domain *cd = NULL;
-    cuzk_status st = k1 || ept || f64
-                         ? cuzk_gpu_ntt_domain_create_ex(&gd, ctx, log_n, roots, k1, ept, f64, gerr)
+    cuzk_status st = k1 || ept || f64 || full
+                         ? cuzk_gpu_ntt_domain_create_ex(&gd, ctx, log_n, roots, k1, ept, f64, full,
+                                                         gerr)
                          : cuzk_gpu_ntt_domain_create(&gd, ctx, log_n, roots, gerr);
     CHECK_MSG(st == CUZK_OK, "gpu domain 2^%u k1 %u: %s (%s)", log_n, k1, cuzk_strerror(st),
               gerr);
@@ -103,11 +107,13 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
         }
         cuzk_gpu_ntt_info info;
         if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3) {
-            CHECK(info.fp64_share == (int)f64 && info.elems_per_thread == (ept ? (int)ept : 8));
-            printf("%s: 2^%-2u %-10s split (%d, %d, %d), %d elements per thread, FP64 %d/4: %s\n",
-                   NAME, log_n, roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1,
-                   info.k2, info.k1, info.elems_per_thread, info.fp64_share,
-                   ok ? "ok" : "MISMATCH");
+            CHECK(info.fp64_share == (int)f64 && info.elems_per_thread == (ept ? (int)ept : 8) &&
+                  info.full_twiddles == (int)full);
+            printf("%s: 2^%-2u %-10s split (%d, %d, %d), %d elements per thread, FP64 %d/4, "
+                   "twiddles %s: %s\n", NAME, log_n,
+                   roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
+                   info.k1, info.elems_per_thread, info.fp64_share,
+                   info.full_twiddles ? "full" : "2lvl", ok ? "ok" : "MISMATCH");
         }
     }
     free(in);
@@ -182,27 +188,44 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_ERR_INVALID_ARGUMENT);
     /* The variant is 8 or 4 elements per thread; the FP64 share 0 .. 4, and
      * above 0 only with 8. */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 2, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 2, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 5, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 5, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "FP64 share"));
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 2, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 2, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
+    /* full twiddles: 0 or 1, and 1 only with FP64 share 0 */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 2, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 1, 1, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 8, 4, 1, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(gd == NULL);
     /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 1, 0, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 1, 0, 0, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
     /* k1 = 0, elems_per_thread = 0 and fp64_share = 0: the defaults */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, gerr) ==
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 0, gerr) ==
           CUZK_OK);
     cuzk_gpu_ntt_info di;
     memset(&di, 0xff, sizeof di);
     CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 8 &&
-          di.fp64_share == 0);
+          di.fp64_share == 0 && di.full_twiddles == 0);
+    size_t bytes_2lvl = di.table_bytes;
     cuzk_gpu_ntt_domain_destroy(gd);
     gd = NULL;
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, 0, gerr) ==
+    /* the full table: n more elements of tables */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 0, 1, gerr) ==
+          CUZK_OK);
+    memset(&di, 0xff, sizeof di);
+    CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 4 &&
+          di.full_twiddles == 1 && di.table_bytes == bytes_2lvl + 4096 * sizeof(cuzk_fr));
+    cuzk_gpu_ntt_domain_destroy(gd);
+    gd = NULL;
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, 0, 0, gerr) ==
           CUZK_OK);
     cuzk_fr x[4096];
     memset(x, 0, sizeof x);
@@ -290,6 +313,28 @@ int main(void)
         test_size(ctx, 21, r, 10);
     }
     f64 = 0;
+    /* Pass 1 from the full twiddle table, both variants: the default's sizes
+     * and splits with 8 elements per thread, a few with 4. */
+    full = 1;
+    for (int c = 0; c < 2; c++) {
+        for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
+        if (quick) continue;
+        test_size(ctx, 16, conv[c], 0);
+        test_size(ctx, 20, conv[c], 0);
+        test_size(ctx, 21, conv[c], 0);
+        test_size(ctx, 22, conv[c], 0);
+        test_size(ctx, 19, conv[c], 9);
+        test_size(ctx, 21, conv[c], 10);
+    }
+    ept = 4;
+    for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, conv[L % 2], 0);
+    if (!quick) {
+        test_size(ctx, 16, CUZK_ROOTS_SNARKJS, 0);
+        test_size(ctx, 21, CUZK_ROOTS_BELLPERSON, 0);
+        test_size(ctx, 21, CUZK_ROOTS_SNARKJS, 10);
+    }
+    ept = 0;
+    full = 0;
     test_misuse(ctx);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
