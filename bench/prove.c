@@ -236,7 +236,8 @@ int bench_prove(int argc, char **argv)
     const char *keyfile = NULL, *pce_path = NULL, *circuit = NULL, *model_name = NULL;
     unsigned size = 0;
     int runs = 5, json = 0, calibrate = 0;
-    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0;
+    unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0,
+             full_tw = 0;
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
@@ -274,6 +275,8 @@ int bench_prove(int argc, char **argv)
             *(strstr(o, "ntt") ? &ntt_fp64 : &msm_fp64) = (unsigned)v;
         } else if (!strcmp(argv[i], "--gpu-sparse-early")) {
             sparse_early = 1;
+        } else if (!strcmp(argv[i], "--gpu-ntt-full-tw")) {
+            full_tw = 1;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--calibrate")) {
@@ -292,6 +295,7 @@ int bench_prove(int argc, char **argv)
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
                    "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
+                   "                        [--gpu-ntt-full-tw]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -303,6 +307,7 @@ int bench_prove(int argc, char **argv)
                    "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
+                   "--gpu-ntt-full-tw: the NTTs' pass 1 twiddles from a full table (n x 32 B).\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"
@@ -370,6 +375,7 @@ int bench_prove(int argc, char **argv)
     cfg.gpu_ntt_fp64 = ntt_fp64;
     cfg.gpu_msm_fp64 = msm_fp64;
     cfg.gpu_sparse_early = sparse_early;
+    cfg.gpu_ntt_full_twiddles = full_tw;
     int rc = 2;
     char label[64];
     /* The model: measured first, so that a failed calibration costs no key load. */

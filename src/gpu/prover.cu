@@ -497,7 +497,8 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
                                    err)) != CUZK_OK)
         goto fail;
     if ((s = cuzk_gpu_ntt_domain_create_ex(&gw->dom, gw->ctx, pk->log_domain, pk->roots, 0, 0,
-                                           cfg->gpu_ntt_fp64, 0, err)) != CUZK_OK) {
+                                           cfg->gpu_ntt_fp64, cfg->gpu_ntt_full_twiddles,
+                                           err)) != CUZK_OK) {
         if (s == CUZK_ERR_NO_MEMORY) s = no_fit(gw, "the NTT domain", err);
         goto fail;
     }

@@ -121,6 +121,20 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
     cuzk_gpu_ntt_domain_destroy(gd);
 }
 
+/* 2^16, 2^20 and the tile shapes of 2^26 (9, 8, 9), 2^27 (10, 7, 10) and
+ * 2^28 (10, 8, 10) at sizes a test affords: middle passes of 7 and 8 bits
+ * at 2^21 (7, 7, 7) and 2^22 (7, 8, 7), column passes of 9 and 10 bits by
+ * forced splits. */
+static void test_shapes(cuzk_gpu_ctx *ctx, cuzk_roots roots)
+{
+    test_size(ctx, 16, roots, 0);
+    test_size(ctx, 20, roots, 0);
+    test_size(ctx, 21, roots, 0);
+    test_size(ctx, 22, roots, 0);
+    test_size(ctx, 19, roots, 9);
+    test_size(ctx, 21, roots, 10);
+}
+
 /* One 1 among zeros (at 0, n - 1 and a random place), and all r - 1. */
 static void test_edges(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
 {
@@ -278,15 +292,7 @@ int main(void)
         test_roundtrip(ctx, 2, conv[c]);
         test_roundtrip(ctx, 10, conv[c]);
         if (quick) continue;
-        test_size(ctx, 16, conv[c], 0);
-        test_size(ctx, 20, conv[c], 0);
-        /* the tile shapes of 2^26 (9, 8, 9), 2^27 (10, 7, 10), 2^28 (10, 8, 10):
-         * middle passes of 7 and 8 bits at 2^21 (7, 7, 7) and 2^22 (7, 8, 7),
-         * column passes of 9 and 10 bits by forced splits */
-        test_size(ctx, 21, conv[c], 0);
-        test_size(ctx, 22, conv[c], 0);
-        test_size(ctx, 19, conv[c], 9);
-        test_size(ctx, 21, conv[c], 10);
+        test_shapes(ctx, conv[c]);
         test_edges(ctx, 16, conv[c]);
         test_roundtrip(ctx, 13, conv[c]);
         test_roundtrip(ctx, 17, conv[c]);
@@ -300,17 +306,11 @@ int main(void)
     }
     ept = 0;
     /* The FP64 shares (8 elements per thread): every size up to 2^12, then
-     * the tile shapes of 2^24 .. 2^28 (middle passes of 7 and 8 bits at 2^21
-     * and 2^22, column passes of 9 and 10 bits by forced splits). */
+     * the tile shapes. */
     for (f64 = 1; f64 <= 4; f64++) {
         const cuzk_roots r = conv[f64 % 2];
         for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, r, 0);
-        if (quick) continue;
-        test_size(ctx, 16, r, 0);
-        test_size(ctx, 21, r, 0);
-        test_size(ctx, 22, r, 0);
-        test_size(ctx, 19, r, 9);
-        test_size(ctx, 21, r, 10);
+        if (!quick) test_shapes(ctx, r);
     }
     f64 = 0;
     /* Pass 1 from the full twiddle table, both variants: the default's sizes
@@ -318,13 +318,7 @@ int main(void)
     full = 1;
     for (int c = 0; c < 2; c++) {
         for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
-        if (quick) continue;
-        test_size(ctx, 16, conv[c], 0);
-        test_size(ctx, 20, conv[c], 0);
-        test_size(ctx, 21, conv[c], 0);
-        test_size(ctx, 22, conv[c], 0);
-        test_size(ctx, 19, conv[c], 9);
-        test_size(ctx, 21, conv[c], 10);
+        if (!quick) test_shapes(ctx, conv[c]);
     }
     ept = 4;
     for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, conv[L % 2], 0);
