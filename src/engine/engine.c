@@ -1813,7 +1813,7 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
 }
 
 /* The next partition to witness: the first job of the run queue with a
- * partition left. Under mu. */
+ * partition left (critical_only: the first CRITICAL one). Under mu. */
 static epart *next_partition(cuzk_engine *e, int critical_only)
 {
     for (ejob *j = e->runq; j; j = j->next_q) {
