@@ -479,8 +479,14 @@ static int cmp_iv(const void *x, const void *y)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-/* Whether attempt a is drawn on lane d: lanes 0 .. n_dev-1 are the
- * devices, lane n_dev the CPU fallback lane (drawn when m->has_cpu). */
+/* Lanes 0 .. n_dev-1 are the devices, lane n_dev the CPU fallback lane
+ * (drawn when m->has_cpu). */
+static unsigned lane_count(const wmodel *m)
+{
+    return m->n_dev + (m->has_cpu != 0);
+}
+
+/* Whether attempt a is drawn on lane d. */
 static int on_lane(const wmodel *m, const wattempt *a, unsigned d)
 {
     return d == m->n_dev ? a->cpu : a->device == d && !a->cpu;
@@ -845,7 +851,7 @@ static int print_text(const wmodel *m, unsigned width, FILE *f)
 
     /* GPU lanes: the job with the most of the column, when the device was
      * busy for at least half of it */
-    for (unsigned d = 0; d < m->n_dev + (unsigned)m->has_cpu; d++) {
+    for (unsigned d = 0; d < lane_count(m); d++) {
         for (unsigned c = 0; c < width; c++) {
             int64_t c0 = m->t0 + (int64_t)((__int128)span * c / width),
                     c1 = m->t0 + (int64_t)((__int128)span * (c + 1) / width);
@@ -927,7 +933,7 @@ static cuzk_status write_svg(const wmodel *m, const char *path, char *msg)
 {
     const double lw = 110, pw = 1050, rm = 30, top = 44, lane_h = 18, row_h = 12;
     int64_t span = m->t1 - m->t0 > 0 ? m->t1 - m->t0 : 1;
-    const unsigned lanes = m->n_dev + (unsigned)m->has_cpu;
+    const unsigned lanes = lane_count(m);
     double rows_y = top + lanes * (lane_h + 2) + 8;
     double legend_y = rows_y + (double)m->np * row_h + 22;
     double height = legend_y + 3 * 16 + 10, width = lw + pw + rm;

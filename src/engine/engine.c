@@ -1813,12 +1813,13 @@ static cuzk_status witness_compute(eworker *wk, epart *p, size_t ci_idx, unsigne
 }
 
 /* The next partition to witness: the first job of the run queue with a
- * partition left (critical_only: the first CRITICAL one). Under mu. */
+ * partition left (critical_only: the first CRITICAL one; the queue is in
+ * priority order, so the scan stops at the first job below). Under mu. */
 static epart *next_partition(cuzk_engine *e, int critical_only)
 {
     for (ejob *j = e->runq; j; j = j->next_q) {
+        if (critical_only && j->prio != CUZK_PRIO_CRITICAL) break;
         if (j->next_part >= j->n_parts || atomic_load(&j->cancel)) continue;
-        if (critical_only && j->prio != CUZK_PRIO_CRITICAL) continue;
         epart *p = &j->parts[j->next_part++];
         p->j = j;
         p->idx = (unsigned)(p - j->parts);
