@@ -71,12 +71,13 @@ typedef struct {
      * run beside them; 0 (the default until a device run has timed it,
      * docs/perf.md "The sparse MSMs beside the NTTs"): after them. */
     unsigned gpu_sparse_early;
-    /* 1: pass 1 of the GPU's NTTs reads its twiddles from a full table of
-     * the domain (n x 32 bytes of the pool: 4 GiB at 2^27, taken before the
-     * MSMs' upgrades) instead of forming them from two small ones: -2.5 ..
-     * -4.7% a transform on the H200; 0 (the default until a full-size proof
-     * weighs that against the bytes, docs/perf.md "A full twiddle table
-     * for pass 1"): two small tables. Not with gpu_ntt_fp64 above 0. */
+    /* 1 (the default): pass 1 of the GPU's NTTs reads its twiddles from a
+     * full table of the domain (n x 32 bytes: 4 GiB at 2^27) instead of
+     * forming them from two small ones, when the pool has room for it
+     * after the MSMs' plans and upgrades (a full porep-32g partition:
+     * 1284.0 -> 1270.6 ms on the H200, docs/perf.md "A full twiddle table
+     * for pass 1"); 0: always the two small tables. Ignored with
+     * gpu_ntt_fp64 above 0. */
     unsigned gpu_ntt_full_twiddles;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;
@@ -92,7 +93,8 @@ typedef struct {
  * pinned staging, 32 bytes a variable), made at the first dense job. */
 #define CUZK_WS_COMPACT_WITNESS 2u
 
-/* nthreads 0, self_check 1, backend "auto", GPU knobs 0, ws_flags 0. */
+/* nthreads 0, self_check 1, backend "auto", gpu_ntt_full_twiddles 1, the
+ * other GPU knobs 0, ws_flags 0. */
 void cuzk_config_default(cuzk_config *cfg);
 
 /* ------------------------------------------------------------- stages -- */

@@ -236,6 +236,9 @@ typedef struct cuzk_workspace cuzk_workspace;
 cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *which, size_t index,
                                      unsigned bit, char *err);
 
+/* The NTT domain's info of a GPU workspace (which twiddle tables it got). */
+cuzk_status cuzk_gpu_testing_ws_ntt(cuzk_workspace *ws, cuzk_gpu_ntt_info *info, char *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -429,6 +429,27 @@ static cuzk_status host_staging(gpu_ws *gw, char *err)
     return CUZK_OK;
 }
 
+/* The NTT domain again with pass 1's full twiddle table (n x 32 bytes),
+ * when the pool has that much left after the MSMs' plans and upgrades and
+ * the PCE's room: at 2^27 -13.4 ms a proof (H 291.7 -> 282.0 ms, the plans
+ * as without it; H200, docs/perf.md "A full twiddle table for pass 1").
+ * Where the upgrades took the pool (2^24 .. 2^26) they are worth more than
+ * the table, so it comes last; without room the two-level domain stays. */
+static void full_twiddles(gpu_ws *gw, const cuzk_config *cfg)
+{
+    size_t total = 0, used = 0;
+    cuzk_gpu_ctx_pool(gw->ctx, &total, &used);
+    size_t need = gw->n * sizeof(cuzk_fr) + GPU_PCE_RESERVE_PER_POINT * gw->n;
+    if (total - used < need) return;
+    cuzk_gpu_ntt_domain *d = NULL;
+    char e2[CUZK_ERRMSG_LEN];
+    if (cuzk_gpu_ntt_domain_create_ex(&d, gw->ctx, gw->pk->log_domain, gw->pk->roots, 0, 0, 0,
+                                      cfg->gpu_ntt_full_twiddles, e2) != CUZK_OK)
+        return;
+    cuzk_gpu_ntt_domain_destroy(gw->dom);
+    gw->dom = d;
+}
+
 static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cuzk_config *cfg,
                                  char *err)
 {
@@ -496,9 +517,10 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
     if (nb && (s = cuzk_gpu_memcpy(gw->ctx, 0, gw->d_bvar, pk->b_var, nb * sizeof(uint32_t),
                                    err)) != CUZK_OK)
         goto fail;
+    /* Two-level twiddles now; the full table, if asked for, below, from
+     * what the plans leave. */
     if ((s = cuzk_gpu_ntt_domain_create_ex(&gw->dom, gw->ctx, pk->log_domain, pk->roots, 0, 0,
-                                           cfg->gpu_ntt_fp64, cfg->gpu_ntt_full_twiddles,
-                                           err)) != CUZK_OK) {
+                                           cfg->gpu_ntt_fp64, 0, err)) != CUZK_OK) {
         if (s == CUZK_ERR_NO_MEMORY) s = no_fit(gw, "the NTT domain", err);
         goto fail;
     }
@@ -559,7 +581,10 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
             }
         }
     }
+    if (cfg->gpu_ntt_full_twiddles && !cfg->gpu_ntt_fp64) full_twiddles(gw, cfg);
     for (int k = 0; k < NPLAN; k++) gw->bytes += cuzk_gpu_msm_plan_device_bytes(gw->plan[k]);
+    cuzk_gpu_ntt_info ni;
+    if (cuzk_gpu_ntt_get_info(gw->dom, &ni, NULL) == CUZK_OK) gw->bytes += ni.table_bytes;
     gw->bytes += gw->scratch_bytes + sizeof *gw;
     if ((s = cuzk_gpu_stream_wait(gw->ctx, 0, err)) != CUZK_OK) goto fail;
     *out = gw;
@@ -843,6 +868,17 @@ extern "C" cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *
     }
     if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu flip: no points '%s'", which);
     return CUZK_ERR_INVALID_ARGUMENT;
+}
+
+extern "C" cuzk_status cuzk_gpu_testing_ws_ntt(cuzk_workspace *ws, cuzk_gpu_ntt_info *info,
+                                               char *err)
+{
+    if (!ws || !info || strcmp(cuzk_workspace_backend(ws), "gpu")) {
+        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu ntt info: not a gpu workspace");
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    const gpu_ws *gw = (const gpu_ws *)cuzk_workspace_backend_state(ws);
+    return cuzk_gpu_ntt_get_info(gw->dom, info, err);
 }
 
 /* ----------------------------------------------------------- registry -- */

@@ -91,7 +91,16 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
     cfg.backend = "gpu";
     cuzk_status s2 = cuzk_workspace_create(&p->gpu, pk, &cfg, err);
     CHECK_MSG(s2 == CUZK_OK, "%s: gpu workspace: %s (%s)", what, err, cuzk_strerror(s2));
-    if (s2 == CUZK_OK) CHECK(!strcmp(cuzk_workspace_backend(p->gpu), "gpu"));
+    if (s2 == CUZK_OK) {
+        CHECK(!strcmp(cuzk_workspace_backend(p->gpu), "gpu"));
+        /* The full table comes from what the plans leave: always room with
+         * plain plans; with upgrades, either is right. */
+        cuzk_gpu_ntt_info ni;
+        CHECK(cuzk_gpu_testing_ws_ntt(p->gpu, &ni, err) == CUZK_OK);
+        if (!full_tw || msm_flags == PLAIN)
+            CHECK_MSG(ni.full_twiddles == (int)(full_tw && pk->log_domain >= 3),
+                      "%s: full twiddles %d, asked %u", what, ni.full_twiddles, full_tw);
+    }
     return s == CUZK_OK && s2 == CUZK_OK;
 }
 
@@ -633,10 +642,14 @@ late:;
     /* The NTTs' pass 1 from a full twiddle table (both root conventions:
      * the bellperson H uses the inverse and coset transforms too). */
     full_tw = 1;
-    printf("%s: NTT twiddles from a full table\n", NAME);
-    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
-    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-    many_proofs(&cases[1], 3);
+    for (int k = 0; k < 2; k++) {
+        msm_flags = k ? 0 : PLAIN; /* plain plans leave it room */
+        printf("%s: NTT twiddles from a full table, gpu_msm_flags %#x\n", NAME, msm_flags);
+        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+        circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+        many_proofs(&cases[1], 3);
+    }
+    msm_flags = 0;
     full_tw = 0;
     fault_case(&cases[1]);
     fault_case(&cases[0]);
