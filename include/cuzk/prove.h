@@ -74,9 +74,12 @@ typedef struct {
     /* 1: pass 1 of the GPU's NTTs reads its twiddles from a full table of
      * the domain (n x 32 bytes of the pool: 4 GiB at 2^27, taken before the
      * MSMs' upgrades) instead of forming them from two small ones: -2.5 ..
-     * -4.7% a transform on the H200; 0 (the default until a full-size proof
-     * weighs that against the bytes, docs/perf.md "A full twiddle table
-     * for pass 1"): two small tables. Not with gpu_ntt_fp64 above 0. */
+     * -4.7% a transform on the H200; 2: from a positional table (as large,
+     * read like the data; the forward transforms only, the inverse ones on
+     * two small tables; docs/perf.md "A positional table for pass 1"); 0
+     * (the default until a full-size proof weighs that against the bytes,
+     * docs/perf.md "A full twiddle table for pass 1"): two small tables.
+     * Not with gpu_ntt_fp64 above 0. */
     unsigned gpu_ntt_full_twiddles;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;

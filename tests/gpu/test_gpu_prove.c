@@ -12,10 +12,11 @@
  * witness (CUZK_ERR_UNSATISFIED, never a proof); a pool too small for the
  * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
  * scratch (gpu_streams 2); the sparse MSMs started beside the NTTs
- * (gpu_sparse_early); the NTTs' full twiddle table (gpu_ntt_full_twiddles);
- * porep at 2^18 and 2^20; witnesses whose aux part
- * is all 0 or all 1, and a circuit of public inputs only; a bit flipped in
- * a key point in device memory (CUZK_ERR_PROOF_INVALID, never a proof).
+ * (gpu_sparse_early); the NTTs' full and positional twiddle tables
+ * (gpu_ntt_full_twiddles 1 and 2); porep at 2^18 and 2^20; witnesses
+ * whose aux part is all 0 or all 1, and a circuit of public inputs only; a
+ * bit flipped in a key point in device memory (CUZK_ERR_PROOF_INVALID,
+ * never a proof).
  *
  * Exit 77 (ctest: skipped) without a GPU. Replay with CUZK_SEED=<n>. */
 #include <stdio.h>
@@ -62,7 +63,8 @@ static unsigned ws_flags;
 static unsigned ntt_fp64, msm_fp64;
 /* gpu_sparse_early: the sparse MSMs started before the NTTs. */
 static unsigned sparse_early;
-/* gpu_ntt_full_twiddles: the NTTs' pass 1 from a full twiddle table. */
+/* gpu_ntt_full_twiddles: the NTTs' pass 1 from a full (1) or positional
+ * (2) twiddle table. */
 static unsigned full_tw;
 /* The device pool of each GPU workspace pair_open makes: a fifth of the
  * card, so the three pairs circuit_case holds at once fit beside the
@@ -630,13 +632,15 @@ late:;
         snarkjs_mul();
     }
     ntt_fp64 = msm_fp64 = 0;
-    /* The NTTs' pass 1 from a full twiddle table (both root conventions:
-     * the bellperson H uses the inverse and coset transforms too). */
-    full_tw = 1;
-    printf("%s: NTT twiddles from a full table\n", NAME);
-    circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
-    circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
-    many_proofs(&cases[1], 3);
+    /* The NTTs' pass 1 from a full, then a positional twiddle table (both
+     * root conventions: the bellperson H uses the inverse and coset
+     * transforms too). */
+    for (full_tw = 1; full_tw <= 2; full_tw++) {
+        printf("%s: NTT twiddles from a %s table\n", NAME, full_tw == 1 ? "full" : "positional");
+        circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
+        circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
+        many_proofs(&cases[1], 3);
+    }
     full_tw = 0;
     fault_case(&cases[1]);
     fault_case(&cases[0]);
