@@ -976,8 +976,8 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
     printf("floor = (n/2) log n x 136 IMAD at P (gpu-sota.md 5.6); pipe = the same at 264 IMAD "
            "slots per multiplication\n");
     printf("(ept: elements per thread of the pass kernels, CUZK_NTT_VARIANT; f64: FP64 share of "
-           "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from two levels, "
-           "a full table or a positional one, CUZK_NTT_FULL_TW)\n");
+           "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from two "
+           "levels, a full table or a positional one, CUZK_NTT_FULL_TW)\n");
     printf("%-5s %-9s %-8s %3s %3s %4s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
            "kind", "split", "ept", "f64", "tw", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps",
            "floor", "x floor", "pipe", "x pipe", "sppark", "check");
