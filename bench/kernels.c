@@ -935,6 +935,7 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
                      int nsizes, unsigned reps, cuzk_roots roots)
 {
     static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
+    static const char *tw_names[3] = {"2lvl", "full", "pos"}; /* info.full_twiddles */
     unsigned maxlog = 0;
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > maxlog) maxlog = sizes[i];
@@ -954,15 +955,16 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
      * default, also unset or empty) or "4"; CUZK_NTT_FP64 the FP64 share in
      * quarters, "0" (the default, also unset or empty) .. "4";
      * CUZK_NTT_FULL_TW "1": pass 1's twiddles from a full n-entry table,
-     * "0" (the default, also unset or empty): from two small ones (domain
-     * creation rejects other values). */
+     * "2": from a positional one (forward transforms; the inverse ones on
+     * two levels), "0" (the default, also unset or empty): from two small
+     * ones (domain creation rejects other values). */
     const char *var = getenv("CUZK_NTT_VARIANT"), *f64v = getenv("CUZK_NTT_FP64"),
                *ftw = getenv("CUZK_NTT_FULL_TW");
     unsigned ept = var && *var ? (unsigned)atoi(var) : 0;
     unsigned f64 = f64v && *f64v ? (unsigned)atoi(f64v) : 0;
     unsigned full = ftw && *ftw ? (unsigned)atoi(ftw) : 0;
-    /* The pool: the domains' tables (a full table: n elements) and 2 arrays
-     * of the largest size. */
+    /* The pool: the domains' tables (a full or positional table: n
+     * elements) and 2 arrays of the largest size. */
     st = bench_ctx(&ctx, device, (full ? 3 : 2) * nmax * sizeof(cuzk_fr) + ((size_t)64 << 20));
     if (st != CUZK_OK) {
         fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), gerr);
@@ -974,8 +976,8 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
     printf("floor = (n/2) log n x 136 IMAD at P (gpu-sota.md 5.6); pipe = the same at 264 IMAD "
            "slots per multiplication\n");
     printf("(ept: elements per thread of the pass kernels, CUZK_NTT_VARIANT; f64: FP64 share of "
-           "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from a full "
-           "table or two levels, CUZK_NTT_FULL_TW)\n");
+           "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from two "
+           "levels, a full table or a positional one, CUZK_NTT_FULL_TW)\n");
     printf("%-5s %-9s %-8s %3s %3s %4s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
            "kind", "split", "ept", "f64", "tw", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps",
            "floor", "x floor", "pipe", "x pipe", "sppark", "check");
@@ -1023,7 +1025,7 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
             if (sp > 0) snprintf(spb, sizeof spb, "%.3f", sp);
             printf("%-5u %-9s %-8s %3d %1d/4 %4s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f "
                    "%7s %s\n", L, kind_names[kind], split, info.elems_per_thread, info.fp64_share,
-                   info.full_twiddles ? "full" : "2lvl", info.regs, info.blocks_per_sm[0], med,
+                   tw_names[info.full_twiddles], info.regs, info.blocks_per_sm[0], med,
                    ms[0], gbs,
                    floor_ms, med / floor_ms, pipe_ms, med / pipe_ms, spb, ok ? "ok" : "MISMATCH");
             fflush(stdout);
@@ -1088,9 +1090,10 @@ static void usage(FILE *f)
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n"
             "  Environment: CUZK_NTT_VARIANT=8|4 (elements per thread of the NTT's pass\n"
             "  kernels), CUZK_NTT_FP64=0..4 (quarters of their multiplications on the\n"
-            "  FP64 pipe; above 0 only with 8 elements per thread), CUZK_NTT_FULL_TW=0|1\n"
+            "  FP64 pipe; above 0 only with 8 elements per thread), CUZK_NTT_FULL_TW=0|1|2\n"
             "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
-            "  memory; only with CUZK_NTT_FP64=0).\n");
+            "  memory; 2: from a positional one, as large, read like the data, for the\n"
+            "  forward transforms; only with CUZK_NTT_FP64=0).\n");
 }
 
 int bench_kernels(int argc, char **argv)

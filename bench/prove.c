@@ -237,7 +237,7 @@ int bench_prove(int argc, char **argv)
     unsigned size = 0;
     int runs = 5, json = 0, calibrate = 0;
     unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0,
-             full_tw = 0;
+             full_tw = 1; /* cuzk_config_default's */
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
@@ -276,7 +276,18 @@ int bench_prove(int argc, char **argv)
         } else if (!strcmp(argv[i], "--gpu-sparse-early")) {
             sparse_early = 1;
         } else if (!strcmp(argv[i], "--gpu-ntt-full-tw")) {
+            /* an optional value: the next argument unless it is an option */
             full_tw = 1;
+            if (i + 1 < argc && argv[i + 1][0] != '-') {
+                char *end;
+                unsigned long v = strtoul(argv[++i], &end, 10);
+                if (end == argv[i] || *end || v > 2) {
+                    fprintf(stderr, "cuzk-bench prove: --gpu-ntt-full-tw expects 0, 1 (full "
+                                    "table) or 2 (positional table), not '%s'\n", argv[i]);
+                    return 2;
+                }
+                full_tw = (unsigned)v;
+            }
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--calibrate")) {
@@ -295,7 +306,7 @@ int bench_prove(int argc, char **argv)
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
                    "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
-                   "                        [--gpu-ntt-full-tw]\n"
+                   "                        [--gpu-ntt-full-tw [0|1|2]]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -307,7 +318,10 @@ int bench_prove(int argc, char **argv)
                    "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
-                   "--gpu-ntt-full-tw: the NTTs' pass 1 twiddles from a full table (n x 32 B).\n"
+                   "--gpu-ntt-full-tw [0|1|2]: the NTTs' pass 1 twiddles from a full table\n"
+                   "(n x 32 B; 1, also without the flag, where the pool has room after the\n"
+                   "MSMs' upgrades), a positional one (2: as large, read like the data,\n"
+                   "forward transforms only), or two small tables (0).\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"

@@ -10,7 +10,8 @@
 #   the sums add up (a stage = its parts, the total = its stages);
 # - the floor of MSM A at round rates equals the value worked by hand
 #   below;
-# - bad options exit 2 with a message naming the option.
+# - bad options exit 2 with a message naming the option; an optional
+#   value (--gpu-ntt-full-tw) is taken or left.
 # Needs python3 (exit 77 = skipped without it).
 set -u
 BENCH=$1
@@ -101,6 +102,12 @@ bad_opt "--h2d zero" "--h2d expects a positive number, not '0'" --h2d 0
 bad_opt "--model none with a rate" "--model none takes no" --model none --hbm 100
 bad_opt "--gpu-ntt-fp64 out of range" "--gpu-ntt-fp64 expects 0..4, not '5'" --gpu-ntt-fp64 5
 bad_opt "--gpu-msm-fp64 not a number" "--gpu-msm-fp64 expects 0..4, not 'x2'" --gpu-msm-fp64 x2
+bad_opt "--gpu-ntt-full-tw out of range" "--gpu-ntt-full-tw expects 0, 1 (full table) or 2 (positional table), not '3'" --gpu-ntt-full-tw 3
+# --gpu-ntt-full-tw's value is optional (the CPU backend ignores the mode)
+"$BENCH" prove --gpu-ntt-full-tw $K >"$W/out" 2>"$W/err"
+check "--gpu-ntt-full-tw before an option: exit 0" [ $? = 0 ]
+"$BENCH" prove $K --gpu-ntt-full-tw 2 >"$W/out" 2>"$W/err"
+check "--gpu-ntt-full-tw 2: exit 0" [ $? = 0 ]
 
 [ $NFAIL = 0 ] && echo "bench_prove: all passed" || echo "bench_prove: $NFAIL failed"
 [ $NFAIL = 0 ]

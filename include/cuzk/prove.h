@@ -76,8 +76,10 @@ typedef struct {
      * forming them from two small ones, when the pool has room for it
      * after the MSMs' plans and upgrades (a full porep-32g partition:
      * 1284.0 -> 1270.6 ms on the H200, docs/perf.md "A full twiddle table
-     * for pass 1"); 0: always the two small tables. Ignored with
-     * gpu_ntt_fp64 above 0. */
+     * for pass 1"); 2: a positional table instead (as large, read like the
+     * data; the forward transforms only, the inverse ones on two small
+     * tables; docs/perf.md "A positional table for pass 1"); 0: always the
+     * two small tables. Ignored with gpu_ntt_fp64 above 0. */
     unsigned gpu_ntt_full_twiddles;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;

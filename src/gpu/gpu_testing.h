@@ -145,7 +145,11 @@ float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
  * share"). full_twiddles: 1: pass 1 reads its twiddle w^e from a full
  * table of n entries (n x 32 bytes more device memory, 4 GiB at 2^27, in
  * the domain's tables) instead of forming it from two small tables (one
- * multiplication per element less); only with fp64_share 0; 0 (the
+ * multiplication per element less); 2: the same from a positional table
+ * (as large), whose entry at position pos is the factor of the element
+ * that pass 1 stores there, so the factor loads are coalesced like the
+ * data's where the full table's scatter; forward and coset forward only,
+ * the inverse transforms as with 0; 1 and 2 only with fp64_share 0; 0 (the
  * default): the two small tables. All give the same results; any other
  * value is CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
@@ -179,7 +183,8 @@ typedef struct {
     size_t blocks[3];        /*   blocks */
     int blocks_per_sm[3];    /*   resident blocks per SM */
     size_t table_bytes;      /* device memory of the twiddle tables */
-    int full_twiddles;       /* 1: pass 1's full table (in table_bytes; 0 for n <= 4) */
+    int full_twiddles;       /* pass 1's table: 1 full, 2 positional (in table_bytes);
+                                  0 two small ones (and for n <= 4) */
 } cuzk_gpu_ntt_info;
 
 cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info,

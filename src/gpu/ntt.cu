@@ -48,24 +48,24 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
 
 /* The instantiations the transforms use, for each variant: pass 1
  * (twiddles; coset forward adds the shift), pass 2, pass 3 (coset inverse
- * adds the shift); with full tables (integer kernels only, to keep their
- * number down) pass 1 in its one-load form. */
+ * adds the shift); with an n-entry table (integer kernels only, to keep
+ * their number down) pass 1 in its one-load forms: the full table (TWF)
+ * and the positional one (TWP, forward transforms only). */
+#define NTT_K(KIND, FL, UB, F64) {KIND, FL, UB, F64, ntt_pass_kernel<KIND, FL, UB, F64>}
 #define NTT_KERNELS_OF(UB, F64)                                                              \
-    {NTT_COL, NTT_F_TW, UB, F64, ntt_pass_kernel<NTT_COL, NTT_F_TW, UB, F64>},               \
-    {NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64,                                                 \
-     ntt_pass_kernel<NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64>},                               \
-    {NTT_MID, NTT_F_TWD, UB, F64, ntt_pass_kernel<NTT_MID, NTT_F_TWD, UB, F64>},             \
-    {NTT_COL, 0, UB, F64, ntt_pass_kernel<NTT_COL, 0, UB, F64>},                             \
-    {NTT_COL, NTT_F_POST, UB, F64, ntt_pass_kernel<NTT_COL, NTT_F_POST, UB, F64>}
+    NTT_K(NTT_COL, NTT_F_TW, UB, F64), NTT_K(NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64),        \
+    NTT_K(NTT_MID, NTT_F_TWD, UB, F64), NTT_K(NTT_COL, 0, UB, F64),                          \
+    NTT_K(NTT_COL, NTT_F_POST, UB, F64)
 #define NTT_KERNELS_FULL(UB)                                                                 \
-    {NTT_COL, NTT_F_TWF, UB, 0, ntt_pass_kernel<NTT_COL, NTT_F_TWF, UB, 0>},                 \
-    {NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0, ntt_pass_kernel<NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0>}
+    NTT_K(NTT_COL, NTT_F_TWF, UB, 0), NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0),          \
+    NTT_K(NTT_COL, NTT_F_TWP, UB, 0), NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0)
 static const struct {
     int kind, fl, ub, f64;
     NttKernel fn;
 } ntt_kernels[] = {NTT_KERNELS_OF(3, 0), NTT_KERNELS_OF(2, 0), NTT_KERNELS_OF(3, 1),
                    NTT_KERNELS_OF(3, 2), NTT_KERNELS_OF(3, 3), NTT_KERNELS_OF(3, 4),
                    NTT_KERNELS_FULL(3),  NTT_KERNELS_FULL(2)};
+#undef NTT_K
 #undef NTT_KERNELS_OF
 #undef NTT_KERNELS_FULL
 enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
@@ -73,8 +73,7 @@ enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
 /* The kernel of pass p with FP64 share f64 (NULL: no instantiation). */
 static NttKernel ntt_kernel_for(const NttPass &p, int f64)
 {
-    int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_full ? NTT_F_TWF : 0) |
-             (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0);
+    const int fl = ntt_pass_flags(p);
     for (int i = 0; i < NTT_NKERNELS; i++)
         if (ntt_kernels[i].kind == p.kind && ntt_kernels[i].fl == fl &&
             ntt_kernels[i].ub == p.ub && ntt_kernels[i].f64 == f64)
@@ -99,7 +98,7 @@ struct cuzk_gpu_ntt_domain {
     cuzk_roots roots;
     int ub;                 /* log2 of elements per thread of the pass kernels */
     int f64;                /* of every 4 multiplications, f64 on the FP64 pipe */
-    NttTables t;            /* with the full table of pass 1 or not */
+    NttTables t;            /* with pass 1's full or positional table or not */
     uint4 *tab;             /* device: t.total elements, from the pool, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
     NttKernel fn[4][3];     /* their kernels */
@@ -115,13 +114,14 @@ __global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, 
         ntt_tiny(data, L, inner, kt, w, pre_lo, pre_hi, post_lo, post_hi, scale);
 }
 
-/* The full table: full[i] = w^i, i < n, from the forward two-level tables
- * (already on the device). */
+/* Pass 1's n-entry table (ntt_full_entry: the full one for pos_bits = 0,
+ * else the positional one), from the forward two-level tables (already on
+ * the device). */
 __global__ void ntt_full_fill_kernel(uint4 *full, const uint4 *lo, const uint4 *hi, int w,
-                                     uint32_t n)
+                                     int pos_bits, uint32_t n)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) ntt_full_entry(full, lo, hi, w, i);
+    if (i < n) ntt_full_entry(full, lo, hi, w, pos_bits, i);
 }
 
 static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
@@ -150,18 +150,18 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
                              "ntt_domain_create: FP64 share %u/4 (0 .. 4, and above 0 only with "
                              "8 elements per thread)", fp64_share);
-    if (full_twiddles > 1 || (full_twiddles && fp64_share))
+    if (full_twiddles > NTT_TW_POS || (full_twiddles && fp64_share))
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
-                             "ntt_domain_create: full twiddles %u (0 or 1, and 1 only with FP64 "
-                             "share 0)", full_twiddles);
+                             "ntt_domain_create: full twiddles %u (0, 1 or 2, and above 0 only "
+                             "with FP64 share 0)", full_twiddles);
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
     cuzk_ntt_domain *cd = NULL;
     cuzk_status st = cuzk_ntt_domain_create(&cd, log_n, roots, 1);
     if (st != CUZK_OK) return cuzk_gpu_errf(err, st, "ntt_domain_create: CPU domain");
-    NttTables t = ntt_tables_layout((int)log_n, (int)k1, full_twiddles != 0);
-    /* all but the full table, filled below on the device */
+    NttTables t = ntt_tables_layout((int)log_n, (int)k1, (int)full_twiddles);
+    /* all but pass 1's n-entry table, filled below on the device */
     cuzk_fr *host = (cuzk_fr *)malloc(t.full * sizeof(cuzk_fr));
     cuzk_gpu_ntt_domain *d = (cuzk_gpu_ntt_domain *)calloc(1, sizeof *d);
     if (!host || !d) {
@@ -188,18 +188,20 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     cudaStream_t s = gpu_setup_stream(ctx);
     cudaError_t e = cudaMemcpyAsync(d->tab, host, t.full * sizeof(cuzk_fr),
                                     cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess && ntt_tables_full(t)) {
+    if (e == cudaSuccess && t.tw != NTT_TW_2LVL) {
         const uint32_t n = 1u << log_n, bs = 256;
         ntt_full_fill_kernel<<<(n + bs - 1) / bs, bs, 0, s>>>(
-            d->tab + 2 * t.full, d->tab + 2 * t.wlo_f, d->tab + 2 * t.whi_f, t.w, n);
+            d->tab + 2 * t.full, d->tab + 2 * t.wlo_f, d->tab + 2 * t.whi_f, t.w,
+            ntt_full_pos_bits(t), n);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     /* Only this variant's kernels (with lazy module loading, the others are
-     * then never loaded). */
+     * then never loaded), the one-load pass 1 only with its table. */
     for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
         if (ntt_kernels[i].ub == ub && ntt_kernels[i].f64 == (int)fp64_share &&
-            (!(ntt_kernels[i].fl & NTT_F_TWF) || ntt_tables_full(t)))
+            (!(ntt_kernels[i].fl & NTT_F_TWF) || t.tw == NTT_TW_FULL) &&
+            (!(ntt_kernels[i].fl & NTT_F_TWP) || t.tw == NTT_TW_POS))
             e = cudaFuncSetAttribute(ntt_kernels[i].fn,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)NTT_SMEM_MAX);
@@ -378,7 +380,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     if (d->log_n < 3) return CUZK_OK;
     info->elems_per_thread = 1 << d->ub;
     info->fp64_share = d->f64;
-    info->full_twiddles = ntt_tables_full(d->t);
+    info->full_twiddles = d->t.tw;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));

@@ -49,7 +49,12 @@
  * element), or, with full tables (an option: n x 32 bytes of device memory),
  * from one n-entry table of w^e, a load and no multiplication (the inverse
  * reads w^(n-e) there, so one table serves all four transforms, and its 1/n
- * moves to pass 2); pass 2 w^(e 2^k1) from one table of 2^(L-k1) entries.
+ * moves to pass 2), or, with a positional table (the other option, as
+ * large), a load from P[pos] = w^(lo ka) at the position pos = ka 2^lo_bits
+ * + lo that the factor's element is stored to: read like the data,
+ * coalesced, where the full table's w^e scatters (forward transforms only;
+ * the inverse stays on two levels); pass 2 w^(e 2^k1) from one table of
+ * 2^(L-k1) entries.
  *
  * Shared memory holds the tile as 8 planes of 32-bit limbs (limb l of slot s
  * at word l T + s), so one warp instruction touches one plane and is free of
@@ -131,6 +136,9 @@ struct NttPass {
      * e = lo * t. */
     const uint4 *tw_full;
     uint32_t neg;
+    /* The positional table (in place of tw_lo, tw_hi; forward only): store,
+     * COL: x *= tw_pos[pos]. */
+    const uint4 *tw_pos;
 };
 
 /* Which part of the transform a block owns. */
@@ -273,12 +281,16 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
     ff_mul<NttF>(f, u, v);
 }
 
-/* Entry i of the full table, w^i from the forward two-level tables: the
- * device fill (ntt.cu) and the host emulation share it. */
-FF_INLINE void ntt_full_entry(uint4 *full, const uint4 *lo, const uint4 *hi, int w, uint32_t i)
+/* Entry i of pass 1's n-entry table, from the forward two-level tables:
+ * the full table's w^i (pos_bits = 0) or the positional table's w^(lo ka),
+ * lo = i mod 2^pos_bits, ka = i >> pos_bits (pos_bits = lo_bits: pass 1
+ * stores output ka of column lo at i). The device fill (ntt.cu) and the
+ * host emulation share it. */
+FF_INLINE void ntt_full_entry(uint4 *full, const uint4 *lo, const uint4 *hi, int w, int pos_bits,
+                              uint32_t i)
 {
-    uint32_t f[8];
-    ntt_two_level(f, lo, hi, w, i);
+    uint32_t f[8], e = pos_bits ? (i & ((1u << pos_bits) - 1)) * (i >> pos_bits) : i;
+    ntt_two_level(f, lo, hi, w, e);
     ff_store<NttF>(full + 2 * (size_t)i, f);
 }
 
@@ -367,7 +379,8 @@ enum {
     NTT_F_TW = 2,   /* store, COL: x *= w^(lo * t) (pass 1) */
     NTT_F_TWD = 4,  /* store, MID: x *= tw_d[xdig * t] (pass 2) */
     NTT_F_POST = 8, /* store: x *= post(pos) (coset inverse, pass 3) */
-    NTT_F_TWF = 16  /* store, COL: x *= tw_full[+-lo * t] (pass 1, full tables) */
+    NTT_F_TWF = 16, /* store, COL: x *= tw_full[+-lo * t] (pass 1, full tables) */
+    NTT_F_TWP = 32  /* store, COL: x *= tw_pos[pos] (pass 1 forward, positional table) */
 };
 
 /* global -> shared memory. Thread tid of 2^(tbits-UB) moves elements
@@ -526,16 +539,17 @@ FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
  * load phase. Without multiplications: unrolled. With them: rolled, the
  * table entries of element j + 1 fetched before element j is multiplied.
- * The one-table factors (TWD, TWF) are a load; the others are formed from
- * two tables, one more multiplication. */
+ * The one-table factors (TWD, TWF, TWP) are a load; the others are formed
+ * from two tables, one more multiplication. */
 template <int KIND, int FL, int UB, int F64>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
     const uint32_t nthr = 1u << (p.tbits - UB);
-    constexpr bool MUL = (FL & (NTT_F_TW | NTT_F_TWF | NTT_F_TWD | NTT_F_POST)) != 0;
-    constexpr bool ONE = (FL & (NTT_F_TWD | NTT_F_TWF)) != 0;
+    constexpr int ONE_FL = NTT_F_TWD | NTT_F_TWF | NTT_F_TWP;
+    constexpr bool MUL = (FL & (ONE_FL | NTT_F_TW | NTT_F_POST)) != 0;
+    constexpr bool ONE = (FL & ONE_FL) != 0;
     if (!MUL) {
 #pragma unroll
         for (int j = 0; j < NE; j++) {
@@ -548,20 +562,22 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         }
         return;
     }
-    static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWF) != 0) + ((FL & NTT_F_TWD) != 0) +
-                      ((FL & NTT_F_POST) != 0) <= 1,
+    static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWF) != 0) + ((FL & NTT_F_TWP) != 0) +
+                      ((FL & NTT_F_TWD) != 0) + ((FL & NTT_F_POST) != 0) <= 1,
                   "one store factor per pass");
     const uint4 *lo = FL & NTT_F_TW ? p.tw_lo : p.post_lo;
     const uint4 *hi = FL & NTT_F_TW ? p.tw_hi : p.post_hi;
     const uint32_t gmask = (1u << p.gb) - 1;
     /* The factor's table index of element a at pos: pass 1 lo * t (lo the
-     * column, t = ka), pass 2 xdig * t (t = kb), pass 3 (coset) pos. */
+     * column, t = ka) or, positional, pos; pass 2 xdig * t (t = kb); pass 3
+     * (coset) pos. */
     uint32_t u[8], v[8];
     {
         bool act;
         uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
         if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
         else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
+        else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
         else ntt_two_level_ld(u, v, lo, hi, p.w,
                               FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
     }
@@ -582,6 +598,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
             uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
             if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
             else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
+            else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
             else ntt_two_level_ld(u, v, lo, hi, p.w,
                                   FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
         }

@@ -100,19 +100,26 @@ static inline size_t ntt_plan_blocks(const NttPass &p, int L)
 
 /* ------------------------------------------------------------ tables -- */
 
+/* Pass 1's twiddles (full_twiddles of cuzk_gpu_ntt_domain_create_ex):
+ * from two small tables, from the full table of w^e, or (forward
+ * transforms; the inverse ones on two levels) from the positional table. */
+enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2 };
+
 /* Offsets (in elements) of the tables in one buffer. The inverse's 1/n is
- * folded into the table of pass 1 (whi_i) or, with full tables, of pass 2
- * (d_i: its store multiplies every element once, as pass 1's does, for
- * every split), since full serves both directions. */
+ * folded into the table of pass 1 (whi_i) or, with the full table, of pass
+ * 2 (d_i: its store multiplies every element once, as pass 1's does, for
+ * every split), since the full table serves both directions. */
 struct NttTables {
     int L, k1, k2, kt, w;
+    int tw;                           /* NTT_TW_*; NTT_TW_2LVL for L < 3 */
     size_t inner_f, inner_i;          /* 2^(kt-1) each */
     size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w) */
     size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
     size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w) */
     size_t ninv;                      /* 1 element: 1/n */
-    size_t full;                      /* w^e, e < n: n (full tables, L >= 3) or 0
-                                         elements, last: filled on the device */
+    size_t full;                      /* pass 1's n-entry table (tw 1: w^e, 2:
+                                         positional): n or 0 elements, last:
+                                         filled on the device */
     size_t total;
 };
 
@@ -123,13 +130,14 @@ static inline bool ntt_split_ok(int L, int k1)
 }
 
 /* force_k1 = 0: the planned split; otherwise that outer digit width (must
- * satisfy ntt_split_ok). full: the full table of pass 1 (L >= 3 only: the
- * tiny kernel forms its factors). */
-static inline NttTables ntt_tables_layout(int L, int force_k1, bool full)
+ * satisfy ntt_split_ok). tw: pass 1's twiddles, NTT_TW_* (an n-entry table
+ * for L >= 3 only: the tiny kernel forms its factors). */
+static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
 {
     NttTables t;
     memset(&t, 0, sizeof t);
     t.L = L;
+    t.tw = L >= 3 ? tw : NTT_TW_2LVL;
     if (force_k1) {
         t.k1 = force_k1;
         t.k2 = L - 2 * force_k1;
@@ -153,13 +161,17 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, bool full)
     t.gilo = o; o += nlo;
     t.gihi = o; o += nhi;
     t.ninv = o; o += 1;
-    t.full = o; o += full && L >= 3 ? (size_t)1 << L : 0;
+    t.full = o; o += t.tw != NTT_TW_2LVL ? (size_t)1 << L : 0;
     t.total = o;
     return t;
 }
 
-/* Whether layout t has the full table. */
-static inline bool ntt_tables_full(const NttTables &t) { return t.total > t.full; }
+/* ntt_full_entry's pos_bits for layout t's n-entry table: pass 1's
+ * lo_bits (L - k1) for the positional table, 0 for the full one. */
+static inline int ntt_full_pos_bits(const NttTables &t)
+{
+    return t.tw == NTT_TW_POS ? t.L - t.k1 : 0;
+}
 
 /* out[i] = first * base^i, i < count. */
 static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr *base,
@@ -179,8 +191,8 @@ static inline void ntt_sqr_n(cuzk_fr *r, const cuzk_fr *x, int s)
     for (int i = 0; i < s; i++) cuzk_fr_sqr(r, r);
 }
 
-/* Fills buf (t.full elements: all but the full table, whose 2^L host
- * multiplications would take seconds at 2^27; ntt.cu fills it on the
+/* Fills buf (t.full elements: all but pass 1's n-entry table, whose 2^L
+ * host multiplications would take seconds at 2^27; ntt.cu fills it on the
  * device from wlo_f, whi_f) from omega and the coset shift g of the CPU
  * domain of the same size and convention. */
 static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_fr *omega,
@@ -204,7 +216,7 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
     ntt_powers(buf + t.whi_f, one, &b, nhi);
     ntt_powers(buf + t.wlo_i, one, &oi, nlo);
     ntt_sqr_n(&b, &oi, t.w);
-    const bool full = ntt_tables_full(t);
+    const bool full = t.tw == NTT_TW_FULL;
     ntt_powers(buf + t.whi_i, full ? one : &ninv, &b, nhi);
     if (L >= 3) {
         size_t nd = (size_t)1 << (L - t.k1);
@@ -242,9 +254,11 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[0].pre_lo = NTT_TAB(glo);
         out[0].pre_hi = NTT_TAB(ghi);
     }
-    if (ntt_tables_full(t)) {
+    if (t.tw == NTT_TW_FULL) {
         out[0].tw_full = NTT_TAB(full);
         out[0].neg = inv ? ~0u : 0u;
+    } else if (t.tw == NTT_TW_POS && !inv) {
+        out[0].tw_pos = NTT_TAB(full);
     } else {
         out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
         out[0].tw_hi = inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
@@ -255,6 +269,13 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[2].post_hi = NTT_TAB(gihi);
     }
 #undef NTT_TAB
+}
+
+/* The NTT_F_* flags of pass p: which kernel runs it. */
+static inline int ntt_pass_flags(const NttPass &p)
+{
+    return (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_full ? NTT_F_TWF : 0) |
+           (p.tw_pos ? NTT_F_TWP : 0) | (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0);
 }
 
 #endif /* CUZK_GPU_NTT_PLAN_CUH */

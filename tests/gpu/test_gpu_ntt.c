@@ -8,8 +8,8 @@
  * zeros, all r - 1); round trips at sizes not compared otherwise; misuse.
  * Then the other pass-kernel variants (4 elements per thread; the FP64
  * shares 1 .. 4 of the 8-element kernels) at a few sizes each, and pass 1
- * with the full twiddle table (8 and 4 elements per thread) at the sizes
- * and splits of the default.
+ * with the full and with the positional twiddle table (8 and 4 elements
+ * per thread) at the sizes and splits of the default.
  * Exit 77 (ctest: skipped) without a GPU. CUZK_TEST_QUICK=1 (for
  * compute-sanitizer) stops at 2^12. */
 #include <stdio.h>
@@ -25,9 +25,11 @@
 
 static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 /* The pass kernels' variant of test_size's domains: elements per thread 0
- * (the default, 8) or 4, the FP64 share 0 (the default) .. 4, and the full
- * twiddle table of pass 1 (0: the default, two small tables; 1). */
+ * (the default, 8) or 4, the FP64 share 0 (the default) .. 4, and pass 1's
+ * twiddle table (full_twiddles: 0, the default, two small tables; 1 the
+ * full table; 2 the positional one). */
 static unsigned ept, f64, full;
+static const char *tw_names[3] = {"2lvl", "full", "pos"};
 
 static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
@@ -113,7 +115,7 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
                    "twiddles %s: %s\n", NAME, log_n,
                    roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
                    info.k1, info.elems_per_thread, info.fp64_share,
-                   info.full_twiddles ? "full" : "2lvl", ok ? "ok" : "MISMATCH");
+                   tw_names[info.full_twiddles], ok ? "ok" : "MISMATCH");
         }
     }
     free(in);
@@ -208,13 +210,15 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "FP64 share"));
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 2, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    /* full twiddles: 0 or 1, and 1 only with FP64 share 0 */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 2, gerr) ==
+    /* full twiddles: 0, 1 or 2, and above 0 only with FP64 share 0 */
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 3, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 1, 1, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 8, 4, 1, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 8, 2, 2, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
     CHECK(gd == NULL);
     /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, 0, 0, gerr) ==
@@ -231,14 +235,17 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
     size_t bytes_2lvl = di.table_bytes;
     cuzk_gpu_ntt_domain_destroy(gd);
     gd = NULL;
-    /* the full table: n more elements of tables */
-    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 0, 1, gerr) ==
-          CUZK_OK);
-    memset(&di, 0xff, sizeof di);
-    CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 4 &&
-          di.full_twiddles == 1 && di.table_bytes == bytes_2lvl + 4096 * sizeof(cuzk_fr));
-    cuzk_gpu_ntt_domain_destroy(gd);
-    gd = NULL;
+    /* the full and the positional table: n more elements of tables each */
+    for (unsigned tw = 1; tw <= 2; tw++) {
+        CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 0, tw,
+                                            gerr) == CUZK_OK);
+        memset(&di, 0xff, sizeof di);
+        CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 4 &&
+              di.full_twiddles == (int)tw &&
+              di.table_bytes == bytes_2lvl + 4096 * sizeof(cuzk_fr));
+        cuzk_gpu_ntt_domain_destroy(gd);
+        gd = NULL;
+    }
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 4, 0, 0, 0, gerr) ==
           CUZK_OK);
     cuzk_fr x[4096];
@@ -313,21 +320,23 @@ int main(void)
         if (!quick) test_shapes(ctx, r);
     }
     f64 = 0;
-    /* Pass 1 from the full twiddle table, both variants: the default's sizes
-     * and splits with 8 elements per thread, a few with 4. */
-    full = 1;
-    for (int c = 0; c < 2; c++) {
-        for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
-        if (!quick) test_shapes(ctx, conv[c]);
+    /* Pass 1 from the full and from the positional twiddle table, both
+     * variants: the default's sizes and splits with 8 elements per thread, a
+     * few with 4. */
+    for (full = 1; full <= 2; full++) {
+        for (int c = 0; c < 2; c++) {
+            for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
+            if (!quick) test_shapes(ctx, conv[c]);
+        }
+        ept = 4;
+        for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, conv[L % 2], 0);
+        if (!quick) {
+            test_size(ctx, 16, CUZK_ROOTS_SNARKJS, 0);
+            test_size(ctx, 21, CUZK_ROOTS_BELLPERSON, 0);
+            test_size(ctx, 21, CUZK_ROOTS_SNARKJS, 10);
+        }
+        ept = 0;
     }
-    ept = 4;
-    for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, conv[L % 2], 0);
-    if (!quick) {
-        test_size(ctx, 16, CUZK_ROOTS_SNARKJS, 0);
-        test_size(ctx, 21, CUZK_ROOTS_BELLPERSON, 0);
-        test_size(ctx, 21, CUZK_ROOTS_SNARKJS, 10);
-    }
-    ept = 0;
     full = 0;
     test_misuse(ctx);
     cuzk_gpu_ctx_destroy(ctx);

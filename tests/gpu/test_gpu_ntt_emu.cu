@@ -7,8 +7,9 @@
  * variant (8 and 4 elements per thread, and the 8-element kernels with 1 .. 4
  * quarters of their multiplications on the FP64 path of ff_fp64.cuh: the
  * elems_per_thread and fp64_share options of cuzk_gpu_ntt_domain_create_ex;
- * and the integer ones with pass 1's full twiddle table, full_twiddles, its
- * table filled by the device fill's ntt_full_entry),
+ * and the integer ones with pass 1's full or positional twiddle table,
+ * full_twiddles 1 and 2, the table filled by the device fill's
+ * ntt_full_entry),
  * so it checks the index logic and the FP64 path on machines without a GPU
  * (the host's fma() in round-toward-zero mode stands for the device's
  * __fma_rz, as in test_gpu_ff64_emu); test_gpu_ntt checks the real kernels
@@ -19,8 +20,8 @@
  * 2^16), both conventions, all four transforms; 2^20 (7, 6, 7), and the
  * forced splits (8, 1, 8) at 2^17, (9, 1, 9) at 2^19 and (10, 1, 10) at 2^21
  * (the column tile of 2^27) with fewer transforms (CUZK_TEST_QUICK=1: up to
- * 2^12 only); the integer variants (with and without the full table)
- * everywhere, the FP64 shares all four up
+ * 2^12 only); the integer variants (two-level, full and positional
+ * tables) everywhere, the FP64 shares all four up
  * to 2^12 and one per domain beyond (see main). Random inputs with zeros
  * and r - 1 mixed in. Also, per block and phase, from a hook on every
  * shared-memory access: every slot is in the tile and read / written at most
@@ -205,18 +206,20 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
 template <int UB, int F64>
 static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
 {
-    const int fl = (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) |
-                   (p.tw_full ? NTT_F_TWF : 0) | (p.tw_d ? NTT_F_TWD : 0) |
-                   (p.post_lo ? NTT_F_POST : 0);
+    const int fl = ntt_pass_flags(p);
     const size_t blocks = ntt_plan_blocks(p, L);
     if (p.kind == NTT_COL && fl == NTT_F_TW) emu_pass<NTT_COL, NTT_F_TW, UB, F64>(p, data, blocks);
     else if (p.kind == NTT_COL && fl == (NTT_F_TW | NTT_F_PRE))
         emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64>(p, data, blocks);
-    /* full tables: ntt.cu has these for the integer kernels only */
+    /* n-entry tables: ntt.cu has these for the integer kernels only */
     else if (F64 == 0 && p.kind == NTT_COL && fl == NTT_F_TWF)
         emu_pass<NTT_COL, NTT_F_TWF, UB, 0>(p, data, blocks);
     else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TWF | NTT_F_PRE))
         emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && p.kind == NTT_COL && fl == NTT_F_TWP)
+        emu_pass<NTT_COL, NTT_F_TWP, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TWP | NTT_F_PRE))
+        emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0>(p, data, blocks);
     else if (p.kind == NTT_MID && fl == NTT_F_TWD)
         emu_pass<NTT_MID, NTT_F_TWD, UB, F64>(p, data, blocks);
     else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB, F64>(p, data, blocks);
@@ -227,12 +230,13 @@ static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
 }
 
 /* The kernel variants of ntt.cu: (log2 elements per thread, FP64 share in
- * quarters, pass 1 from the full twiddle table). */
+ * quarters, pass 1's twiddles NTT_TW_*). */
 struct Variant {
-    int ub, f64, full;
+    int ub, f64, tw;
 };
-static const Variant VARIANTS[] = {{3, 0, 0}, {2, 0, 0}, {3, 1, 0}, {3, 2, 0},
-                                   {3, 3, 0}, {3, 4, 0}, {3, 0, 1}, {2, 0, 1}};
+static const Variant VARIANTS[] = {{3, 0, 0}, {2, 0, 0}, {3, 1, 0}, {3, 2, 0}, {3, 3, 0},
+                                   {3, 4, 0}, {3, 0, 1}, {2, 0, 1}, {3, 0, 2}, {2, 0, 2}};
+static const char *tw_names[3] = {"2lvl", "full", "pos"};
 enum { NVARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
 
 static bool emu_run_variant(const NttPass &p, uint4 *data, int L, int ub, int f64)
@@ -311,19 +315,25 @@ static int sizes_run;
 static long variant_runs[NVARIANTS]; /* transforms compared, per variant */
 
 /* Variant masks for check(): bit v = VARIANTS[v]; V_INT the integer ones,
- * with and without the full table. */
-enum { V_FULL = 0xc0, V_INT = 0x3 | V_FULL, V_ALL = (1 << NVARIANTS) - 1 };
+ * with each of pass 1's tables. */
+enum {
+    V_FULL = 0xc0,
+    V_POS = 0x300,
+    V_INT = 0x3 | V_FULL | V_POS,
+    V_ALL = (1 << NVARIANTS) - 1
+};
 static unsigned v_f64(int share) { return 1u << (1 + share); } /* share 1 .. 4 */
 
 /* The tables of layout t as ntt.cu makes them: the host fill, then the
- * device's fill of the full table (ntt_full_fill_kernel), emulated. */
+ * device's fill of pass 1's n-entry table (ntt_full_fill_kernel), emulated. */
 static std::vector<cuzk_fr> emu_tables(const NttTables &t, const cuzk_ntt_domain *cd)
 {
     std::vector<cuzk_fr> tab(t.total);
     ntt_tables_fill(tab.data(), t, cuzk_ntt_omega(cd), cuzk_ntt_coset_shift(cd));
     uint4 *T4 = (uint4 *)tab.data();
     for (size_t i = 0; i < t.total - t.full; i++)
-        ntt_full_entry(T4 + 2 * t.full, T4 + 2 * t.wlo_f, T4 + 2 * t.whi_f, t.w, (uint32_t)i);
+        ntt_full_entry(T4 + 2 * t.full, T4 + 2 * t.wlo_f, T4 + 2 * t.whi_f, t.w,
+                       ntt_full_pos_bits(t), (uint32_t)i);
     return tab;
 }
 
@@ -335,14 +345,19 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
     cuzk_ntt_domain *cd = NULL;
     CHECK(cuzk_ntt_domain_create(&cd, (unsigned)L, roots, 1) == CUZK_OK);
     if (!cd) return;
-    /* [full]: the tables without and with the full table of pass 1 */
-    NttTables t[2] = {ntt_tables_layout(L, k1, false), ntt_tables_layout(L, k1, true)};
-    if (L >= 3) CHECK(t[0].k1 >= 1 && ntt_split_ok(L, t[0].k1) && t[1].k1 == t[0].k1);
-    CHECK(!ntt_tables_full(t[0]) && ntt_tables_full(t[1]) == (L >= 3) &&
-          t[1].total - t[1].full == (L >= 3 ? n : 0) && t[1].full == t[0].total);
-    std::vector<cuzk_fr> tab[2], in(n), want(n), got(n);
+    /* [tw]: the tables with pass 1's twiddles NTT_TW_* (2lvl, full,
+     * positional); the last two add the same n-entry region */
+    NttTables t[3] = {ntt_tables_layout(L, k1, NTT_TW_2LVL), ntt_tables_layout(L, k1, NTT_TW_FULL),
+                      ntt_tables_layout(L, k1, NTT_TW_POS)};
+    if (L >= 3) CHECK(t[0].k1 >= 1 && ntt_split_ok(L, t[0].k1));
+    CHECK(t[0].tw == NTT_TW_2LVL && t[0].total == t[0].full);
+    for (int tw = 1; tw < 3; tw++)
+        CHECK(t[tw].k1 == t[0].k1 && t[tw].tw == (L >= 3 ? tw : NTT_TW_2LVL) &&
+              t[tw].total - t[tw].full == (L >= 3 ? n : 0) && t[tw].full == t[0].total);
+    std::vector<cuzk_fr> tab[3], in(n), want(n), got(n);
     tab[0] = emu_tables(t[0], cd);
     if (vmask & V_FULL) tab[1] = emu_tables(t[1], cd);
+    if (vmask & V_POS) tab[2] = emu_tables(t[2], cd);
     for (int kind = 0; kind < 4; kind++) {
         if (!(kinds >> kind & 1)) continue;
         for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
@@ -355,9 +370,9 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
         }
         for (int v = 0; v < NVARIANTS; v++) {
             if (!(vmask >> v & 1)) continue;
-            const int ub = VARIANTS[v].ub, f64 = VARIANTS[v].f64, full = VARIANTS[v].full;
+            const int ub = VARIANTS[v].ub, f64 = VARIANTS[v].f64, tw = VARIANTS[v].tw;
             got = in;
-            emu_ntt(got.data(), t[full], tab[full].data(), kind, ub, f64);
+            emu_ntt(got.data(), t[tw], tab[tw].data(), kind, ub, f64);
             variant_runs[v]++;
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < n; i++)
@@ -368,8 +383,7 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
             CHECK_MSG(bad == 0, "2^%d %s split (%d, %d, %d) %s, %d elements per thread, FP64 share "
                       "%d/4, twiddles %s: %zu of %zu differ, the first at %zu", L,
                       roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", t[0].k1, t[0].k2,
-                      t[0].k1, kind_names[kind], 1 << ub, f64, full ? "full" : "2lvl", bad, n,
-                      first);
+                      t[0].k1, kind_names[kind], 1 << ub, f64, tw_names[tw], bad, n, first);
         }
     }
     sizes_run++;
@@ -435,7 +449,7 @@ int main(void)
     if (quiet) printf("  none\n");
     printf("%s: transforms compared per variant:", NAME);
     for (int v = 0; v < NVARIANTS; v++)
-        printf(" %d elements/FP64 %d/4%s: %ld%s", 1 << VARIANTS[v].ub, VARIANTS[v].f64,
-               VARIANTS[v].full ? "/full" : "", variant_runs[v], v + 1 < NVARIANTS ? "," : "\n");
+        printf(" %d elements/FP64 %d/4/%s: %ld%s", 1 << VARIANTS[v].ub, VARIANTS[v].f64,
+               tw_names[VARIANTS[v].tw], variant_runs[v], v + 1 < NVARIANTS ? "," : "\n");
     return test_done(NAME);
 }
