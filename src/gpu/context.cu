@@ -188,6 +188,9 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(cuzk_gpu_ctx **out, const cuzk_gpu_ct
     cuzk_gpu_ctx *ctx = (cuzk_gpu_ctx *)calloc(1, sizeof *ctx);
     if (!ctx) return cuzk_gpu_errf(err, CUZK_ERR_NO_MEMORY, "ctx_create: host memory");
     ctx->device = o.device;
+    if (cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, o.device) !=
+        cudaSuccess)
+        ctx->sm_count = 0; /* unknown: callers take their defaults */
     ctx->nstreams = o.streams;
     ctx->pool_bytes = pool;
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {

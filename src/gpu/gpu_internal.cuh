@@ -20,6 +20,7 @@ struct gpu_pool_block {
 
 struct cuzk_gpu_ctx {
     int device;
+    int sm_count;                  /* the device's multiprocessors */
     unsigned nstreams;
     cudaStream_t *streams;         /* nstreams + 1: the last is the setup
                                       stream of the create functions */

@@ -229,8 +229,8 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
     L->scr[SCR_BUCKETS] = (size_t)rg.nwin * rg.nb * X;
     L->scr[SCR_PIECES] = 2 * L->nchunks_max * X;
     L->scr[SCR_RED] = red_elems(&rg) * X;
-    L->scr[SCR_AFF] = L->acc == CUZK_GPU_MSM_BATCH_AFFINE ? 2 * msm_aff_streams(m) * L->aff_bytes
-                                                          : 0;
+    L->scr[SCR_AFF] =
+        L->acc == CUZK_GPU_MSM_BATCH_AFFINE ? 2 * msm_aff_streams_held(m) * L->aff_bytes : 0;
     for (int i = 0; i < OWN_COUNT; i++) L->own_bytes += msm_align256(L->own[i]);
     for (int i = 0; i < SCR_COUNT; i++) L->scr_bytes += msm_align256(L->scr[i]);
     return CUZK_OK;
@@ -363,6 +363,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->red_n = L.scr[SCR_RED] / X;
     red_layout(p, &L.rg);
     p->aff_pieces = L.scr[SCR_AFF] ? (uint4 *)scr[SCR_AFF] : NULL;
+    p->aff_streams_max = L.scr[SCR_AFF] ? msm_aff_streams_held(L.m) : 0;
     *out = p;
     return CUZK_OK;
 }

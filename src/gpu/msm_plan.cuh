@@ -22,6 +22,19 @@
 /* Streams of the batch-affine accumulation for m sort entries. */
 static inline size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / MSM_AFF_LEN; }
 
+/* Streams whose pieces a plan of m entries holds: those of MSM_AFF_LEN, or
+ * up to MSM_AFF_FILL_STREAMS (of one entry at least) when that is more, so
+ * that a small plan's calls may take shorter streams and fill the device
+ * (msm_aff_len in msm_impl.cuh): 2^22 streams are 2^16 threads of 64, the
+ * H200's 132 SMs at 4 blocks of 128; at most 0.8 GB of G1 pieces (1.6 GB
+ * G2), none more above 2^27 entries (a plan of 2^24 points or more). */
+#define MSM_AFF_FILL_STREAMS ((size_t)1 << 22)
+static inline size_t msm_aff_streams_held(size_t m)
+{
+    size_t fill = m < MSM_AFF_FILL_STREAMS ? m : MSM_AFF_FILL_STREAMS;
+    return msm_aff_streams(m) > fill ? msm_aff_streams(m) : fill;
+}
+
 static inline size_t msm_align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
 /* A sparse MSM over n scalars with at most `bound` neither 0 nor 1 runs
@@ -94,6 +107,7 @@ struct cuzk_gpu_msm_plan {
     size_t red_n;
     uint4 *seg, *tree, *win; /* in red, laid out for the call in flight */
     uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream, else NULL */
+    size_t aff_streams_max; /*   streams they hold (msm_aff_streams_held) */
     uint4 *bits_tab;       /* CUZK_GPU_MSM_BITS_TABLE: 15 ceil(n / 4) affine subset
                               sums (msm.cuh), else NULL */
     void *scratch;         /* scalars .. aff_pieces: free while the plan is

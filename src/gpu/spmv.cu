@@ -3,10 +3,10 @@
  *
  * The PCE's arrays are copied to the device once, as they are in the image
  * (terms stay bit-packed: 4.4 bytes a non-zero for a PoRep shape). One
- * thread decodes one 256-row block of one matrix, the unit the block
- * records make independent: its rows' lengths, terms, escapes and long-row
- * lengths start where the record says. A thread keeps its row sum in
- * registers (8 limbs) and writes each row once.
+ * warp decodes one 256-row block of one matrix, the unit the block
+ * records make independent (its rows' lengths, terms, escapes and long-row
+ * lengths start where the record says), 8 rows a lane (spmv_kernel). A
+ * lane keeps its row sum in registers (8 limbs) and writes each row once.
  *
  * Per term: +1 / -1 add or subtract w[col] (no multiplication); any other
  * coefficient is skipped for w = 0, added for w = 1, and multiplied
@@ -107,20 +107,65 @@ __device__ __forceinline__ void spmv_term(uint32_t acc[8], const spmv_args &a, u
     ff_add<FfFr>(acc, acc, t);
 }
 
-/* Thread (blk, k): rows [256 blk, 256 blk + 256) of matrix k. */
+/* Exclusive prefix sum over the warp's 32 lanes (all active). */
+__device__ __forceinline__ uint64_t spmv_warp_excl(uint64_t v)
+{
+    const unsigned lane = threadIdx.x & 31;
+    uint64_t x = v;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+        uint64_t y = __shfl_up_sync(0xffffffffu, x, d);
+        if (lane >= d) x += y;
+    }
+    return x - v;
+}
+
+/* Warp (blk, k): rows [256 blk, 256 blk + 256) of matrix k, SPMV_LANE_ROWS
+ * consecutive rows a lane. A block's record says where its terms, escapes
+ * and long-row lengths start; where each lane's start is follows from three
+ * warp prefix sums: of its long rows (from the length fields), of its terms
+ * (lengths, the long ones read at the long-row index found), and of its
+ * escaped terms (the codes of its terms, read once more; none without
+ * escapes). One thread a block, as this kernel was, ran 256 rows in series:
+ * a porep-32g block of up to 6,835 terms took 16 ms alone (2^20: the whole
+ * a, b, c stage; ncu on the H200, docs/perf.md). */
+#define SPMV_LANE_ROWS (CUZK_PCE_BLOCK_ROWS / 32)
+static_assert(CUZK_PCE_BLOCK_ROWS % 32 == 0, "a block's rows split over a warp's lanes");
+
 __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_args a)
 {
-    uint64_t blk = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t blk = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const unsigned lane = threadIdx.x & 31;
     int k = blockIdx.y;
-    if (blk >= a.n_blocks || !a.out[k]) return;
+    if (blk >= a.n_blocks || !a.out[k]) return; /* whole warps: n_blocks is per warp */
     const spmv_mat &m = a.m[k];
     const uint32_t W = m.col_bits + m.code_bits, lb = m.len_bits, mark = (1u << lb) - 1;
     const uint64_t cmask = ((uint64_t)1 << m.col_bits) - 1;
     const uint32_t codemask = (1u << m.code_bits) - 1;
-    uint64_t r = blk * CUZK_PCE_BLOCK_ROWS, r1 = r + CUZK_PCE_BLOCK_ROWS;
+    uint64_t r0 = blk * CUZK_PCE_BLOCK_ROWS + (uint64_t)lane * SPMV_LANE_ROWS,
+             r1 = r0 + SPMV_LANE_ROWS;
     if (r1 > a.n_rows) r1 = a.n_rows;
-    uint64_t bit = m.blocks[3 * blk] * W, ei = m.blocks[3 * blk + 1], li = m.blocks[3 * blk + 2];
-    for (; r < r1; r++) {
+    if (r0 > r1) r0 = r1;
+    /* The lane's long rows, then its terms. */
+    uint32_t nlong = 0;
+    uint64_t nterms = 0;
+    for (uint64_t r = r0; r < r1; r++) {
+        uint64_t lbit = r * lb;
+        uint32_t len = (uint32_t)(m.lens[lbit >> 3] >> (lbit & 7)) & mark;
+        if (len == mark) nlong++;
+        else nterms += len;
+    }
+    uint64_t li = m.blocks[3 * blk + 2] + spmv_warp_excl(nlong);
+    for (uint32_t q = 0; q < nlong; q++) nterms += m.longs[li + q];
+    uint64_t t0 = m.blocks[3 * blk] + spmv_warp_excl(nterms);
+    uint64_t nesc = 0;
+    if (m.esc_code != CUZK_PCE_NO_ESCAPE)
+        for (uint64_t t = t0; t < t0 + nterms; t++)
+            nesc += ((uint32_t)(spmv_bits(m.terms, t * W) >> m.col_bits) & codemask) ==
+                    m.esc_code;
+    uint64_t ei = m.blocks[3 * blk + 1] + spmv_warp_excl(nesc);
+    uint64_t bit = t0 * W;
+    for (uint64_t r = r0; r < r1; r++) {
         uint64_t lbit = r * lb;
         uint32_t len = (uint32_t)(m.lens[lbit >> 3] >> (lbit & 7)) & mark;
         if (len == mark) len = m.longs[li++];
@@ -258,7 +303,8 @@ extern "C" cuzk_status cuzk_gpu_pce_eval(const cuzk_gpu_pce *d, unsigned stream,
     args.out[2] = (uint4 *)c;
     if (!a && !b && !c) return CUZK_OK;
     CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));
-    dim3 grid((unsigned)((d->base.n_blocks + SPMV_BLOCK - 1) / SPMV_BLOCK), 3);
+    const uint64_t warps = SPMV_BLOCK / 32; /* a warp per block record */
+    dim3 grid((unsigned)((d->base.n_blocks + warps - 1) / warps), 3);
     spmv_kernel<<<grid, SPMV_BLOCK, 0, s>>>(args);
     CUZK_CUDA_TRY_LAUNCH(err);
     return CUZK_OK;
