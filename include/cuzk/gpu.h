@@ -335,7 +335,7 @@ cuzk_status cuzk_gpu_g2_msm_sparse_var(cuzk_g2_jac *r, cuzk_gpu_msm_plan *plan, 
  *
  * A device PCE is a copy of the PCE's arrays in the context's pool, made
  * once (terms stay bit-packed; cuzk_gpu_pce_device_bytes ~ the image
- * size). One thread decodes one 256-row block of one matrix. */
+ * size). One warp decodes one 256-row block of one matrix, 8 rows a lane. */
 #include <cuzk/pce.h>
 
 typedef struct cuzk_gpu_pce cuzk_gpu_pce;
