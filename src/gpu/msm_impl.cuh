@@ -429,7 +429,7 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void 
 
 /* Entries per stream for a call of m entries: MSM_AFF_LEN, halved while
  * the call's threads (m / (K len)) would not fill the device once at
- * MSM_AFF_FILL threads per SM. A short call, e.g. a sparse MSM's compacted
+ * MSM_AFF_FILL threads per SM (msm_plan.cuh). A short call, e.g. a sparse MSM's compacted
  * rest (21 M entries at full size: 82 blocks of 128 threads at len 32, on
  * 82 of the H200's 132 SMs; 122 k at 2^20: one block, 17 ms), otherwise
  * runs 2048 entries a thread on a few SMs. Shorter streams cut more runs
@@ -437,18 +437,18 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void 
  * hardly have. Never more streams than the plan holds pieces for
  * (msm_aff_streams_held), nor more threads than it holds 2 XYZZ range
  * pieces for (one per MSM_CHUNK entries). */
-#define MSM_AFF_FILL 512 /* 4 blocks of 128 a SM: the G1 kernel's residency (124 registers) */
+static size_t msm_aff_threads(size_t m, uint32_t len)
+{
+    return (m + (size_t)MSM_AFF_K * len - 1) / ((size_t)MSM_AFF_K * len);
+}
+
 static uint32_t msm_aff_len(const cuzk_gpu_msm_plan *p, size_t m)
 {
     const size_t want = (size_t)(p->ctx->sm_count > 0 ? p->ctx->sm_count : 1) * MSM_AFF_FILL;
     uint32_t len = MSM_AFF_LEN;
-    while (len > 1) {
+    while (len > 1 && msm_aff_threads(m, len) < want) {
         uint32_t h = len / 2;
-        size_t threads = (m + (size_t)MSM_AFF_K * len - 1) / ((size_t)MSM_AFF_K * len);
-        bool pieces_fit = (m + h - 1) / h <= p->aff_streams_max &&
-                          (m + (size_t)MSM_AFF_K * h - 1) / ((size_t)MSM_AFF_K * h) <=
-                              p->nchunks_max;
-        if (threads >= want || !pieces_fit) break;
+        if ((m + h - 1) / h > p->aff_streams_max || msm_aff_threads(m, h) > p->nchunks_max) break;
         len = h;
     }
     return len;
@@ -469,7 +469,7 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     a.buckets = x.buckets;
     a.pieces = p->aff_pieces;
     a.tpieces = x.pieces;
-    size_t nthreads = ((x.m + a.len - 1) / a.len + MSM_AFF_K - 1) / MSM_AFF_K;
+    size_t nthreads = msm_aff_threads(x.m, a.len);
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
     /* The FP64 share: a kernel per share (0 on XYZZ plans, which do not
      * come here). */

@@ -429,6 +429,14 @@ static cuzk_status host_staging(gpu_ws *gw, char *err)
     return CUZK_OK;
 }
 
+/* Bytes of the device pool not yet taken. */
+static size_t pool_left(const gpu_ws *gw)
+{
+    size_t total = 0, used = 0;
+    cuzk_gpu_ctx_pool(gw->ctx, &total, &used);
+    return total - used;
+}
+
 /* The NTT domain again with pass 1's full twiddle table (n x 32 bytes),
  * when the pool has that much left after the MSMs' plans and upgrades and
  * the PCE's room: at 2^27 -13.4 ms a proof (H 291.7 -> 282.0 ms, the plans
@@ -437,10 +445,7 @@ static cuzk_status host_staging(gpu_ws *gw, char *err)
  * the table, so it comes last; without room the two-level domain stays. */
 static void full_twiddles(gpu_ws *gw, const cuzk_config *cfg)
 {
-    size_t total = 0, used = 0;
-    cuzk_gpu_ctx_pool(gw->ctx, &total, &used);
-    size_t need = gw->n * sizeof(cuzk_fr) + GPU_PCE_RESERVE_PER_POINT * gw->n;
-    if (total - used < need) return;
+    if (pool_left(gw) < gw->n * sizeof(cuzk_fr) + GPU_PCE_RESERVE_PER_POINT * gw->n) return;
     cuzk_gpu_ntt_domain *d = NULL;
     char e2[CUZK_ERRMSG_LEN];
     if (cuzk_gpu_ntt_domain_create_ex(&d, gw->ctx, gw->pk->log_domain, gw->pk->roots, 0, 0, 0,
@@ -558,7 +563,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
     }
     if ((s = make_plans(gw, cfg, err)) != CUZK_OK) goto fail;
     if (!cfg->gpu_msm_flags) {
-        size_t total = 0, used = 0, reserve = GPU_PCE_RESERVE_PER_POINT * n;
+        size_t reserve = GPU_PCE_RESERVE_PER_POINT * n;
         for (int k = 0; k < NPLAN; k++) {
             if (!gw->plan[k]) continue;
             const void *pts;
@@ -570,8 +575,7 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
                 char e2[CUZK_ERRMSG_LEN];
                 if (make_plan(&up, gw, k, grp, pts, np, upgrade_flags(k, step), e2) != CUZK_OK)
                     continue; /* does not fit: a weaker upgrade, or stay plain */
-                cuzk_gpu_ctx_pool(gw->ctx, &total, &used);
-                if (total - used < reserve) { /* it ate the PCE's room */
+                if (pool_left(gw) < reserve) { /* it ate the PCE's room */
                     cuzk_gpu_msm_plan_destroy(up);
                     continue;
                 }
@@ -853,14 +857,20 @@ static cuzk_status gpu_msm_c(void *p, const cuzk_stage_in *in, cuzk_g1_jac *out,
 
 /* ---------------------------------------------------- fault injection -- */
 
+/* ws's GPU state, or NULL (with err) when it is not a GPU workspace. */
+static gpu_ws *testing_ws(cuzk_workspace *ws, const char *what, char *err)
+{
+    if (ws && !strcmp(cuzk_workspace_backend(ws), "gpu"))
+        return (gpu_ws *)cuzk_workspace_backend_state(ws);
+    if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu %s: not a gpu workspace", what);
+    return NULL;
+}
+
 extern "C" cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *which,
                                                 size_t index, unsigned bit, char *err)
 {
-    if (!ws || !which || strcmp(cuzk_workspace_backend(ws), "gpu")) {
-        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu flip: not a gpu workspace");
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    gpu_ws *gw = (gpu_ws *)cuzk_workspace_backend_state(ws);
+    gpu_ws *gw = testing_ws(ws, "flip", err);
+    if (!gw || !which) return CUZK_ERR_INVALID_ARGUMENT;
     for (int k = 0; k < NPLAN; k++) {
         if (strcmp(which, PLAN_NAME[k])) continue;
         plan_drain(gw, k);
@@ -873,11 +883,8 @@ extern "C" cuzk_status cuzk_gpu_testing_ws_flip(cuzk_workspace *ws, const char *
 extern "C" cuzk_status cuzk_gpu_testing_ws_ntt(cuzk_workspace *ws, cuzk_gpu_ntt_info *info,
                                                char *err)
 {
-    if (!ws || !info || strcmp(cuzk_workspace_backend(ws), "gpu")) {
-        if (err) snprintf(err, CUZK_ERRMSG_LEN, "gpu ntt info: not a gpu workspace");
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    const gpu_ws *gw = (const gpu_ws *)cuzk_workspace_backend_state(ws);
+    gpu_ws *gw = testing_ws(ws, "ntt info", err);
+    if (!gw || !info) return CUZK_ERR_INVALID_ARGUMENT;
     return cuzk_gpu_ntt_get_info(gw->dom, info, err);
 }
 

@@ -107,6 +107,14 @@ __device__ __forceinline__ void spmv_term(uint32_t acc[8], const spmv_args &a, u
     ff_add<FfFr>(acc, acc, t);
 }
 
+/* Row r's length field (mark = 2^len_bits - 1: a long row, its length in
+ * `longs`). */
+__device__ __forceinline__ uint32_t spmv_row_len(const spmv_mat &m, uint64_t r, uint32_t mark)
+{
+    uint64_t lbit = r * m.len_bits;
+    return (uint32_t)(m.lens[lbit >> 3] >> (lbit & 7)) & mark;
+}
+
 /* Exclusive prefix sum over the warp's 32 lanes (all active). */
 __device__ __forceinline__ uint64_t spmv_warp_excl(uint64_t v)
 {
@@ -139,7 +147,7 @@ __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_args a)
     int k = blockIdx.y;
     if (blk >= a.n_blocks || !a.out[k]) return; /* whole warps: n_blocks is per warp */
     const spmv_mat &m = a.m[k];
-    const uint32_t W = m.col_bits + m.code_bits, lb = m.len_bits, mark = (1u << lb) - 1;
+    const uint32_t W = m.col_bits + m.code_bits, mark = (1u << m.len_bits) - 1;
     const uint64_t cmask = ((uint64_t)1 << m.col_bits) - 1;
     const uint32_t codemask = (1u << m.code_bits) - 1;
     uint64_t r0 = blk * CUZK_PCE_BLOCK_ROWS + (uint64_t)lane * SPMV_LANE_ROWS,
@@ -150,8 +158,7 @@ __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_args a)
     uint32_t nlong = 0;
     uint64_t nterms = 0;
     for (uint64_t r = r0; r < r1; r++) {
-        uint64_t lbit = r * lb;
-        uint32_t len = (uint32_t)(m.lens[lbit >> 3] >> (lbit & 7)) & mark;
+        uint32_t len = spmv_row_len(m, r, mark);
         if (len == mark) nlong++;
         else nterms += len;
     }
@@ -166,8 +173,7 @@ __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_args a)
     uint64_t ei = m.blocks[3 * blk + 1] + spmv_warp_excl(nesc);
     uint64_t bit = t0 * W;
     for (uint64_t r = r0; r < r1; r++) {
-        uint64_t lbit = r * lb;
-        uint32_t len = (uint32_t)(m.lens[lbit >> 3] >> (lbit & 7)) & mark;
+        uint32_t len = spmv_row_len(m, r, mark);
         if (len == mark) len = m.longs[li++];
         uint32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (uint32_t i = 0; i < len; i++, bit += W) {
