@@ -129,18 +129,20 @@ typedef struct {
     size_t own_bytes, scr_bytes; /* the arrays, each 256-byte aligned */
 } plan_layout;
 
-/* The reduction's elements for the windows rg: its seg, tree, win. */
+/* The reduction's elements for the windows rg: its seg and tree (2 nwin t1
+ * each, msm.cuh) and win (2 nwin: the S_w, then the U_w). */
 static size_t red_elems(const msm_geom *rg)
 {
-    return (size_t)2 * rg->nwin * rg->t1 + (size_t)3 * rg->nwin * rg->t2 + rg->nwin;
+    return (size_t)4 * rg->nwin * rg->t1 + (size_t)2 * rg->nwin;
 }
 
 /* seg, tree and win in p->red for the windows rg (red_elems(rg) <= red_n). */
 static void red_layout(cuzk_gpu_msm_plan *p, const msm_geom *rg)
 {
+    size_t half = (size_t)2 * rg->nwin * rg->t1 * p->xyzz_bytes;
     p->seg = p->red;
-    p->tree = (uint4 *)((char *)p->seg + (size_t)2 * rg->nwin * rg->t1 * p->xyzz_bytes);
-    p->win = (uint4 *)((char *)p->tree + (size_t)3 * rg->nwin * rg->t2 * p->xyzz_bytes);
+    p->tree = (uint4 *)((char *)p->seg + half);
+    p->win = (uint4 *)((char *)p->tree + half);
 }
 
 static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_t n, char *err)

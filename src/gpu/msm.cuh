@@ -25,10 +25,9 @@
  *               chunk's two piece slots.
  *  4. combine   for each bucket cut by chunk boundaries, the thread of the
  *               chunk where it starts adds up its pieces into the bucket.
- *  5. reduce    per window, sum_j j B_j by running sums in two levels:
- *               level 1, a thread per segment of s1 buckets; level 2, a
- *               block per window whose t2 threads take s2 segments each and
- *               finish with a tree (see msm_reduce2_*).
+ *  5. reduce    per window, sum_j j B_j: level 1, a thread per segment of
+ *               s1 buckets (running sums); level 2, a tree over the
+ *               segments, a launch per level (see msm_reduce2_*).
  *  6. the host adds the W window sums with c doublings between them.
  *
  * Precomputed plans (CUZK_GPU_MSM_PRECOMPUTE) also hold the table
@@ -68,8 +67,7 @@ struct msm_geom {
     uint32_t sentinel;  /* nwin * nb: key of zero digits */
     unsigned keybits;   /* bits of the largest key (the sentinel) */
     uint32_t s1, t1;    /* level 1: buckets per segment, segments per window */
-    uint32_t s2, t2;    /* level 2: segments per thread, threads per window */
-    unsigned lg_s1, lg_s2;
+    unsigned lg_s1, lg_t1;
     /* Entry (w, i) gets key w wkey + |d| - 1 and value w wval + i (with the
      * sign bit): nb and 0, or for a precomputed table 0 and the plan's size. */
     uint32_t wkey, wval;
@@ -85,6 +83,29 @@ static inline unsigned msm_lg2(size_t x)
     return l;
 }
 
+/* Level 1's segments, from nwin and nb. Its thread runs 2 s1 dependent
+ * additions, a tree level (level 2) 2, so a short segment shortens the
+ * reduction's serial tail but adds tree work (~3 additions a segment
+ * against 2 a bucket): segments are as short as leaves MSM_RED_FILL of them
+ * in all (a thread each: ~1000 a SM of the H200) or fewer, and at most 16
+ * buckets unless a window has over 2^17 (then 2^13 segments a window).
+ * Session 11's trace at 2^20 (docs/perf.md) put level 1 of 15 windows of
+ * 2^16 buckets in 16-bucket segments at 3.4 ms. */
+#define MSM_RED_FILL ((size_t)1 << 17)
+
+static inline void msm_geom_red(msm_geom *g)
+{
+    uint32_t s1 = g->nb >> 13;
+    if (s1 < 16) {
+        uint32_t mx = g->nb < 16 ? g->nb : 16;
+        for (s1 = 1; s1 < mx && (size_t)g->nwin * (g->nb / s1) > MSM_RED_FILL;) s1 *= 2;
+    }
+    g->s1 = s1;
+    g->t1 = g->nb / s1;
+    g->lg_s1 = msm_lg2(g->s1);
+    g->lg_t1 = msm_lg2(g->t1);
+}
+
 static inline void msm_geom_init(msm_geom *g, unsigned c)
 {
     g->c = c;
@@ -92,27 +113,14 @@ static inline void msm_geom_init(msm_geom *g, unsigned c)
     g->nb = 1u << (c - 1);
     g->sentinel = g->nwin * g->nb;
     g->keybits = msm_lg2((size_t)g->sentinel + 1);
-    /* Level 1: at most 2^13 segments per window (x 12 windows: ~2 waves of
-     * the H200 at ~380 resident threads per SM), at least 16 buckets per
-     * segment when there are that many. Level 2: up to 256 threads per
-     * window, each taking s2 <= 32 segments (its serial work, ~3 s2 XYZZ
-     * additions, runs on 12-32 SMs only, so it is kept short). */
-    uint32_t s1 = g->nb >> 13;
-    uint32_t mn = g->nb < 16 ? g->nb : 16;
-    if (s1 < mn) s1 = mn;
-    g->s1 = s1;
-    g->t1 = g->nb / s1;
-    g->t2 = g->t1 < 256 ? g->t1 : 256;
-    g->s2 = g->t1 / g->t2;
-    g->lg_s1 = msm_lg2(g->s1);
-    g->lg_s2 = msm_lg2(g->s2);
+    msm_geom_red(g);
     g->wkey = g->nb;
     g->wval = 0;
 }
 
 /* Virtual windows of a precomputed plan's reduction: at most 2^MSM_PRE_VBITS
  * buckets each, so each has the plain reduction's shape at c = 18 (2^13
- * segments of 16 buckets; level 2: 256 threads x 32 segments), and the
+ * segments of 16 buckets), and the
  * 2^21 buckets of c = 22 make 16 of them: 2^17 level-1 threads, as the
  * plain reduction of 12 windows has ~2^17. Not yet measured. */
 #define MSM_PRE_VBITS 17u
@@ -131,6 +139,7 @@ static inline void msm_geom_init_pre(msm_geom *g, msm_geom *rg, unsigned c, size
     unsigned cv = c - 1 > vbits ? vbits + 1 : c;
     msm_geom_init(rg, cv);
     rg->nwin = 1u << (c - cv);
+    msm_geom_red(rg);
     rg->sentinel = g->sentinel;
     rg->keybits = g->keybits;
 }
@@ -323,14 +332,24 @@ FF_INLINE void msm_combine_thread(const msm_acc_args &a, size_t t)
  * gives, by a running sum from the top (2 additions per bucket),
  *   tot_q = sum_{u < s1} (u + 1) B_{q s1 + u + 1},   sum_q = sum_u B_...,
  * and S = sum_q tot_q + s1 sum_q q sum_q.
- * Level 2, t2 threads: thread t takes q in [t s2, t s2 + s2) and forms
- *   A_t = sum tot_q,  U_t = sum sum_q,  E_t = sum (q - t s2) sum_q,
- * so S = sum_t V_t + s1 s2 sum_t t U_t with V_t = A_t + s1 E_t. The last
- * sum is a tree over t of triples (V, R, U), R = sum (t' - a) U_t' over the
- * range [a, b) a node covers; merging [a, m) and [m, b), h = m - a:
- *   V = V_L + V_R,  R = R_L + R_R + h U_R,  U = U_L + U_R,
- * and at the root S = V + s1 s2 R. All multipliers are powers of two
- * (doublings). */
+ * Level 2 is a tree over the t1 segments (a power of two), a launch per
+ * level. A node covering segments [a, a + H) holds
+ *   V = sum tot_q,  R = sum (q - a) sum_q,  D = H sum sum_q,  U = sum sum_q;
+ * a segment is the node (tot_q, 0, sum_q, sum_q), and merging [a, a + h)
+ * and [a + h, a + 2h) gives
+ *   V = V_L + V_R,  R = R_L + R_R + D_R,  D = 2 (D_L + D_R),  U = U_L + U_R
+ * (D_R = h U_R is the shift of the right half's weights). Each of the four
+ * is its own warp's work, so a level's serial tail is two operations (R's
+ * two additions; D's addition and doubling), 2 lg t1 in all, where a
+ * running sum over the segments would take 2 t1 and a tree of (V, R, U)
+ * alone lg h doublings at span h. The root gives S = V + s1 R, and U, the
+ * window's bucket sum (a precomputed plan's host needs it: msm.cuh's
+ * header).
+ *
+ * Layout: seg holds the segments (tot_q, sum_q at 2g, 2g + 1, g = w t1 + q);
+ * level l >= 1 holds t1 >> l nodes a window, node (w, i) at 4 (w (t1 >> l)
+ * + i): V, R, D, U. The levels go seg -> tree -> seg -> ..., both of
+ * 2 nwin t1 points. */
 
 /* Level 1, thread g = w t1 + q. seg gets tot_q, sum_q at 2g, 2g + 1. */
 template <class F>
@@ -354,76 +373,94 @@ FF_INLINE void msm_reduce1_thread(const msm_geom &gm, const uint4 *buckets, uint
     ec_store_xyzz<F>(seg + (2 * g + 1) * X, run);
 }
 
-/* Level 2, first step, thread t of window w: its triple (V_t, 0, U_t) into
- * tree[3 (w t2 + t) + 0, 1, 2]. */
+enum { MSM_NODE_V, MSM_NODE_R, MSM_NODE_D, MSM_NODE_U };
+
+/* Component `comp` of node `node` (w (t1 >> l) + i) at level l, or (l = 0)
+ * of segment `node`; NULL for a segment's R (zero). */
 template <class F>
-FF_INLINE void msm_reduce2_start(const msm_geom &gm, const uint4 *seg, uint4 *tree, size_t w,
-                                 size_t t)
+FF_INLINE const uint4 *msm_node(const uint4 *buf, unsigned l, size_t node, unsigned comp)
 {
     constexpr int X = ec_xyzz<F>::U4;
-    ec_xyzz<F> a, e, u, p;
-    ec_set_inf<F>(a);
-    ec_set_inf<F>(e);
-    ec_set_inf<F>(u);
-    size_t base = w * gm.t1 + t * gm.s2;
-#pragma unroll 1
-    for (int kk = (int)gm.s2 - 1; kk >= 0; kk--) {
-        ec_load_xyzz<F>(p, seg + 2 * (base + kk) * X);
-        ec_add<F>(a, p);
-        ec_load_xyzz<F>(p, seg + (2 * (base + kk) + 1) * X);
-        ec_add<F>(u, p);
-        if (kk > 0) ec_add<F>(e, u);
-    }
-    ec_dbl_n<F>(e, gm.lg_s1);
-    ec_add<F>(a, e);
-    uint4 *node = tree + 3 * (w * gm.t2 + t) * X;
-    ec_set_inf<F>(e);
-    ec_store_xyzz<F>(node, a);
-    ec_store_xyzz<F>(node + X, e);
-    ec_store_xyzz<F>(node + 2 * X, u);
+    if (l) return buf + (4 * node + comp) * X;
+    if (comp == MSM_NODE_R) return nullptr;
+    return buf + (2 * node + (comp != MSM_NODE_V)) * X;
 }
 
-/* Level 2, tree step with span h (a power of two): thread t with t % 2h == 0
- * merges node t + h into node t. */
+/* The threads of the step from level l to l + 1: a warp's 32 nodes take
+ * four warps, one per component, so that a warp runs one path. */
+static inline size_t msm_reduce2_threads(const msm_geom &gm, unsigned l)
+{
+    size_t nodes = (size_t)gm.nwin * (gm.t1 >> (l + 1));
+    return (nodes + 31) / 32 * 128;
+}
+
+/* Level l -> l + 1, thread j: one component of one node of `out`. */
 template <class F>
-FF_INLINE void msm_reduce2_merge(const msm_geom &gm, uint4 *tree, size_t w, size_t t,
-                                 unsigned lg_h)
+FF_INLINE void msm_reduce2_thread(const msm_geom &gm, const uint4 *in, uint4 *out, unsigned l,
+                                  size_t j)
 {
     constexpr int X = ec_xyzz<F>::U4;
-    size_t h = (size_t)1 << lg_h;
-    if (t % (2 * h) != 0 || t + h >= gm.t2) return;
-    uint4 *l = tree + 3 * (w * gm.t2 + t) * X, *r = tree + 3 * (w * gm.t2 + t + h) * X;
+    size_t node = (j >> 7) * 32 + (j & 31);
+    unsigned comp = (unsigned)(j >> 5) & 3;
+    if (node >= (size_t)gm.nwin * (gm.t1 >> (l + 1))) return;
+    size_t left = 2 * node; /* the same window: t1 >> l is even */
     ec_xyzz<F> x, y;
-    ec_load_xyzz<F>(x, l);          /* V */
-    ec_load_xyzz<F>(y, r);
-    ec_add<F>(x, y);
-    ec_store_xyzz<F>(l, x);
-    ec_load_xyzz<F>(x, r + 2 * X);  /* h U_R */
-    ec_dbl_n<F>(x, lg_h);
-    ec_load_xyzz<F>(y, l + X);      /* R_L */
-    ec_add<F>(x, y);
-    ec_load_xyzz<F>(y, r + X);      /* R_R */
-    ec_add<F>(x, y);
-    ec_store_xyzz<F>(l + X, x);
-    ec_load_xyzz<F>(x, l + 2 * X);  /* U */
-    ec_load_xyzz<F>(y, r + 2 * X);
-    ec_add<F>(x, y);
-    ec_store_xyzz<F>(l + 2 * X, x);
+    const uint4 *pl = msm_node<F>(in, l, left, comp), *pr = msm_node<F>(in, l, left + 1, comp);
+    if (pl) {
+        ec_load_xyzz<F>(x, pl);
+        ec_load_xyzz<F>(y, pr);
+        ec_add<F>(x, y);
+    } else {
+        ec_set_inf<F>(x); /* a segment's R_L + R_R */
+    }
+    if (comp == MSM_NODE_R) {
+        ec_load_xyzz<F>(y, msm_node<F>(in, l, left + 1, MSM_NODE_D));
+        ec_add<F>(x, y);
+    } else if (comp == MSM_NODE_D) {
+        ec_dbl<F>(x);
+    }
+    ec_store_xyzz<F>(out + (4 * node + comp) * X, x);
 }
 
-/* Level 2, last step (one thread per window): S = V + s1 s2 R into win[w]. */
+/* The last step, thread w: from the root at level lg t1 in buf,
+ * S = V + s1 R into win[w] and U into win[nwin + w]. */
 template <class F>
-FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *win, size_t w)
+FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *buf, uint4 *win, size_t w)
 {
     constexpr int X = ec_xyzz<F>::U4;
-    const uint4 *node = tree + 3 * (w * gm.t2) * X;
+    unsigned l = gm.lg_t1;
     ec_xyzz<F> v, r;
-    ec_load_xyzz<F>(v, node);
-    ec_load_xyzz<F>(r, node + X);
-    ec_dbl_n<F>(r, gm.lg_s1 + gm.lg_s2);
-    ec_add<F>(v, r);
+    ec_load_xyzz<F>(v, msm_node<F>(buf, l, w, MSM_NODE_V));
+    if (l) {
+        ec_load_xyzz<F>(r, msm_node<F>(buf, l, w, MSM_NODE_R));
+        ec_dbl_n<F>(r, gm.lg_s1);
+        ec_add<F>(v, r);
+    }
     ec_store_xyzz<F>(win + w * X, v);
+    ec_load_xyzz<F>(r, msm_node<F>(buf, l, w, MSM_NODE_U));
+    ec_store_xyzz<F>(win + (gm.nwin + w) * X, r);
 }
+
+#ifdef CUZK_FF_HOST_EMULATION
+/* Both levels on the host, as msm_impl.cuh launches them: win gets the
+ * window sums S_w, then the bucket sums U_w (2 nwin points). seg and tree
+ * hold 2 nwin t1 points each. */
+template <class F>
+static void msm_reduce_emulate(const msm_geom &gm, const uint4 *buckets, uint4 *seg, uint4 *tree,
+                               uint4 *win)
+{
+    for (size_t g = 0; g < (size_t)gm.nwin * gm.t1; g++) msm_reduce1_thread<F>(gm, buckets, seg, g);
+    uint4 *in = seg, *out = tree;
+    for (unsigned l = 0; l < gm.lg_t1; l++) {
+        for (size_t j = 0; j < msm_reduce2_threads(gm, l); j++)
+            msm_reduce2_thread<F>(gm, in, out, l, j);
+        uint4 *t = in;
+        in = out;
+        out = t;
+    }
+    for (size_t w = 0; w < gm.nwin; w++) msm_reduce2_finish<F>(gm, in, win, w);
+}
+#endif
 
 /* ------------------------------------------------- 0/1 scalars: bitmaps --
  *
@@ -435,11 +472,13 @@ FF_INLINE void msm_reduce2_finish(const msm_geom &gm, const uint4 *tree, uint4 *
  *             the plan's `live` map (point not at infinity, index < n).
  *  2. scan    off = exclusive prefix sums of cnt (CUB).
  *  3. sum     thread t takes usable bits [t K, t K + K) in index order
- *             (K = MSM_BITS_PER_THREAD): it finds its first word by binary
+ *             (K = MSM_BITS_PER_THREAD, or fewer for a short sum: see
+ *             msm_impl.cuh, bits_run): it finds its first word by binary
  *             search in off and sums the points into one XYZZ partial.
  *  4. fold    msm_sum_thread adds MSM_SUM_FAN partials into one, level by
  *             level, until few enough are left for the host. */
 #define MSM_BITS_PER_THREAD 128u
+#define MSM_BITS_PER_THREAD_MIN 16u
 /* A fold level is a few thousand threads or fewer, each a serial chain of
  * FAN additions, so its time is that chain's latency: 8 makes the chains
  * short at the cost of a level more. Measured (docs/perf.md): the fold of
@@ -520,19 +559,19 @@ FF_INLINE size_t msm_bits_find(const uint32_t *off, size_t nw, uint64_t first)
 template <class F, bool TAB>
 FF_INLINE void msm_bits_thread(const uint64_t *bits, const uint64_t *live, size_t n,
                                const uint32_t *cnt, const uint32_t *off, size_t nw,
-                               const uint4 *src, uint4 *partial, size_t t)
+                               const uint4 *src, uint4 *partial, uint32_t K, size_t t)
 {
     constexpr int A = ec_aff<F>::U4;
     ec_xyzz<F> acc;
     ec_set_inf<F>(acc);
     uint32_t total = off[nw - 1] + cnt[nw - 1];
-    uint64_t first = (uint64_t)t * MSM_BITS_PER_THREAD;
+    uint64_t first = (uint64_t)t * K;
     if (first < total) {
         size_t w = msm_bits_find(off, nw, first);
         uint64_t b = msm_bits_word<TAB>(bits, live, n, w), z = TAB ? msm_nibbles(b) : b;
         for (uint32_t skip = (uint32_t)first - off[w]; skip; skip--) z &= z - 1;
         uint32_t left = total - (uint32_t)first;
-        if (left > MSM_BITS_PER_THREAD) left = MSM_BITS_PER_THREAD;
+        if (left > K) left = K;
         for (; left; left--) {
             while (!z) {
                 w++;

@@ -107,20 +107,21 @@ __global__ void msm_reduce1_kernel(msm_geom g, const uint4 *buckets, uint4 *seg)
     msm_reduce1_thread<F>(g, buckets, seg, i);
 }
 
-/* One block of g.t2 threads per window; the tree steps are separated by
- * barriers (the nodes live in global memory; __syncthreads orders the
- * block's global accesses too). */
 template <class F>
-__global__ void __launch_bounds__(256) msm_reduce2_kernel(msm_geom g, const uint4 *seg, uint4 *tree, uint4 *win)
+__global__ void msm_reduce2_kernel(msm_geom g, const uint4 *in, uint4 *out, unsigned l,
+                                   size_t nthreads)
 {
-    size_t w = blockIdx.x, t = threadIdx.x;
-    msm_reduce2_start<F>(g, seg, tree, w, t);
-    for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++) {
-        __syncthreads();
-        msm_reduce2_merge<F>(g, tree, w, t, lg_h);
-    }
-    __syncthreads();
-    if (t == 0) msm_reduce2_finish<F>(g, tree, win, w);
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= nthreads) return;
+    msm_reduce2_thread<F>(g, in, out, l, j);
+}
+
+template <class F>
+__global__ void msm_reduce2_finish_kernel(msm_geom g, const uint4 *buf, uint4 *win)
+{
+    size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= g.nwin) return;
+    msm_reduce2_finish<F>(g, buf, win, w);
 }
 
 static __global__ void msm_live_kernel(const uint8_t *inf, size_t n, uint64_t *live, size_t nw)
@@ -143,11 +144,11 @@ template <class F, bool TAB>
 __global__ void __launch_bounds__(MSM_ACC_BLOCK, msm_tune<F>::bits_blocks)
     msm_bits_kernel(const uint64_t *bits, const uint64_t *live, size_t n, const uint32_t *cnt,
                     const uint32_t *off, size_t nw, const uint4 *src, uint4 *partial,
-                    size_t nthreads)
+                    uint32_t K, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_bits_thread<F, TAB>(bits, live, n, cnt, off, nw, src, partial, t);
+    msm_bits_thread<F, TAB>(bits, live, n, cnt, off, nw, src, partial, K, t);
 }
 
 template <class F>
@@ -442,9 +443,15 @@ static size_t msm_aff_threads(size_t m, uint32_t len)
     return (m + (size_t)MSM_AFF_K * len - 1) / ((size_t)MSM_AFF_K * len);
 }
 
+/* Threads that fill the device once (MSM_AFF_FILL a SM). */
+static size_t msm_fill_threads(const cuzk_gpu_msm_plan *p)
+{
+    return (size_t)(p->ctx->sm_count > 0 ? p->ctx->sm_count : 1) * MSM_AFF_FILL;
+}
+
 static uint32_t msm_aff_len(const cuzk_gpu_msm_plan *p, size_t m)
 {
-    const size_t want = (size_t)(p->ctx->sm_count > 0 ? p->ctx->sm_count : 1) * MSM_AFF_FILL;
+    const size_t want = msm_fill_threads(p);
     uint32_t len = MSM_AFF_LEN;
     while (len > 1 && msm_aff_threads(m, len) < want) {
         uint32_t h = len / 2;
@@ -587,16 +594,24 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
     msm_reduce1_kernel<F><<<blocks_for(nseg, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(rg, p->buckets,
                                                                                     p->seg);
     CUZK_CUDA_TRY_LAUNCH(err);
-    msm_reduce2_kernel<F><<<rg.nwin, rg.t2, 0, s>>>(rg, p->seg, p->tree, p->win);
+    uint4 *in = p->seg, *out = p->tree;
+    for (unsigned l = 0; l < rg.lg_t1; l++) {
+        size_t nt = msm_reduce2_threads(rg, l);
+        msm_reduce2_kernel<F><<<blocks_for(nt, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(rg, in, out,
+                                                                                    l, nt);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        uint4 *t = in;
+        in = out;
+        out = t;
+    }
+    msm_reduce2_finish_kernel<F><<<blocks_for(rg.nwin, MSM_RED_BLOCK), MSM_RED_BLOCK, 0, s>>>(
+        rg, in, p->win);
     CUZK_CUDA_TRY_LAUNCH(err);
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
-    CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->win_host, p->win, rg.nwin * p->xyzz_bytes,
+    /* The window sums, and a precomputed plan's U_v after them. */
+    size_t nw = (p->flags & CUZK_GPU_MSM_PRECOMPUTE) ? 2 * (size_t)rg.nwin : rg.nwin;
+    CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->win_host, p->win, nw * p->xyzz_bytes,
                                        cudaMemcpyDeviceToHost, s));
-    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) /* U_v: the third point of tree node (v, 0) */
-        CUZK_CUDA_TRY(err, cudaMemcpy2DAsync((char *)p->win_host + rg.nwin * p->xyzz_bytes,
-                                             p->xyzz_bytes, (char *)p->tree + 2 * p->xyzz_bytes,
-                                             3 * (size_t)rg.t2 * p->xyzz_bytes, p->xyzz_bytes,
-                                             rg.nwin, cudaMemcpyDeviceToHost, s));
     return CUZK_OK;
 }
 
@@ -665,6 +680,25 @@ static void msm_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
 
 /* ------------------------------------------------------------ bitmaps -- */
 
+/* Bits a thread of a bitmap sum over `most` usable bits: MSM_BITS_PER_THREAD,
+ * halved (to MSM_BITS_PER_THREAD_MIN) while the threads would not fill the
+ * device once (msm_fill_threads) and their partials, with the fold's first
+ * level (1/MSM_SUM_FAN as many), fit in the pieces. A thread's mixed
+ * additions are one dependent chain, so a short sum on few threads takes
+ * the chain's latency: session 11's trace at 2^20 gave 1.4 ms (G1) and
+ * 4.2 ms (G2) for sums on 4-15 blocks. */
+static uint32_t msm_bits_len(const cuzk_gpu_msm_plan *p, size_t most)
+{
+    size_t fill = msm_fill_threads(p);
+    uint32_t K = MSM_BITS_PER_THREAD;
+    while (K > MSM_BITS_PER_THREAD_MIN && (most + K - 1) / K < fill) {
+        size_t m = (most + K / 2 - 1) / (K / 2);
+        if (m + (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN > 2 * p->nchunks_max) break;
+        K /= 2;
+    }
+    return K;
+}
+
 /* Enqueues the device levels of a bitmap sum on s; p->part_m partials end
  * up in p->part_host once the stream gets there. */
 template <class F>
@@ -698,13 +732,14 @@ static cuzk_status bits_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *sr
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_SORT], s));
     /* Threads for the most usable bits (or non-zero nibbles) there can be. */
     size_t most = p->bits_tab ? (n + 3) / 4 : n;
-    size_t m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
+    uint32_t K = msm_bits_len(p, most);
+    size_t m = (most + K - 1) / K;
     if (p->bits_tab)
         msm_bits_kernel<F, true><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-            bm, p->live, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, m);
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->bits_tab, p->pieces, K, m);
     else
         msm_bits_kernel<F, false><<<blocks_for(m, MSM_ACC_BLOCK), MSM_ACC_BLOCK, 0, s>>>(
-            bm, p->live, n, p->keys[0], p->keys[1], nw, p->points, p->pieces, m);
+            bm, p->live, n, p->keys[0], p->keys[1], nw, p->points, p->pieces, K, m);
     CUZK_CUDA_TRY_LAUNCH(err);
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_ACC], s));
     uint4 *in = p->pieces, *out = p->pieces + m * X;
@@ -813,7 +848,8 @@ static size_t msm_local_bytes(void)
     const void *fns[] = {
         (const void *)msm_accumulate_kernel<F>, (const void *)msm_aff_accumulate_kernel<F>,
         (const void *)msm_aff_merge_kernel<F>, (const void *)msm_reduce1_kernel<F>,
-        (const void *)msm_reduce2_kernel<F>, (const void *)msm_bits_kernel<F, true>,
+        (const void *)msm_reduce2_kernel<F>, (const void *)msm_reduce2_finish_kernel<F>,
+        (const void *)msm_bits_kernel<F, true>,
         (const void *)msm_bits_kernel<F, false>};
     size_t most = 0;
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

@@ -105,7 +105,7 @@ struct cuzk_gpu_msm_plan {
     uint4 *buckets;        /* nwin nb XYZZ (precomputed: nb) */
     uint4 *pieces;         /* 2 nchunks_max XYZZ (also the bitmap sum's partials) */
     uint4 *red;            /* the reduction's arrays, red_n XYZZ: for the call's
-                              crg, seg (2 nwin t1), tree (3 nwin t2), win (nwin) */
+                              crg, seg and tree (2 nwin t1 each), win (2 nwin) */
     size_t red_n;
     uint4 *seg, *tree, *win; /* in red, laid out for the call in flight */
     uint4 *aff_pieces;     /* batch-affine: 2 affine pieces per stream, else NULL */

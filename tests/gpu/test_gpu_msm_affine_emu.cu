@@ -294,16 +294,9 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
         for (size_t t = 0; t < nthreads; t++) msm_aff_combine_thread<F>(a, t);
     }
     /* 5. reduction, both levels. */
-    std::vector<uint4> seg(2 * (size_t)g.nwin * g.t1 * X), tree(3 * (size_t)g.nwin * g.t2 * X),
-        win((size_t)g.nwin * X);
-    for (size_t i = 0; i < (size_t)g.nwin * g.t1; i++)
-        msm_reduce1_thread<F>(g, buckets.data(), seg.data(), i);
-    for (size_t w = 0; w < g.nwin; w++) {
-        for (size_t t = 0; t < g.t2; t++) msm_reduce2_start<F>(g, seg.data(), tree.data(), w, t);
-        for (unsigned lg_h = 0; ((size_t)1 << lg_h) < g.t2; lg_h++)
-            for (size_t t = 0; t < g.t2; t++) msm_reduce2_merge<F>(g, tree.data(), w, t, lg_h);
-        msm_reduce2_finish<F>(g, tree.data(), win.data(), w);
-    }
+    std::vector<uint4> seg(2 * (size_t)g.nwin * g.t1 * X), tree(2 * (size_t)g.nwin * g.t1 * X),
+        win(2 * (size_t)g.nwin * X);
+    msm_reduce_emulate<F>(g, buckets.data(), seg.data(), tree.data(), win.data());
     /* 6. windows, top first (msm.cu). */
     const typename G::xyzz *ws = (const typename G::xyzz *)win.data();
     G::set_inf(r);

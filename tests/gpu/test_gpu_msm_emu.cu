@@ -59,6 +59,7 @@ struct G1T {
     static void x_add(xyzz *r, const xyzz *p, const xyzz *q) { cuzk_g1_xyzz_add(r, p, q); }
     static void x_dbl(xyzz *r, const xyzz *p) { cuzk_g1_xyzz_dbl(r, p); }
     static void x_jac(jac *r, const xyzz *p) { cuzk_g1_xyzz_to_jac(r, p); }
+    static void x_aff(xyzz *r, const aff *p) { cuzk_g1_xyzz_from_affine(r, p); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
         return cuzk_g1_msm_var(r, p, k, n, 1);
@@ -87,6 +88,7 @@ struct G2T {
     static void x_add(xyzz *r, const xyzz *p, const xyzz *q) { cuzk_g2_xyzz_add(r, p, q); }
     static void x_dbl(xyzz *r, const xyzz *p) { cuzk_g2_xyzz_dbl(r, p); }
     static void x_jac(jac *r, const xyzz *p) { cuzk_g2_xyzz_to_jac(r, p); }
+    static void x_aff(xyzz *r, const aff *p) { cuzk_g2_xyzz_from_affine(r, p); }
     static cuzk_status msm(jac *r, const aff *p, const cuzk_scalar *k, size_t n)
     {
         return cuzk_g2_msm_var(r, p, k, n, 1);
@@ -213,17 +215,9 @@ static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typen
         for (size_t t = 0; t < nchunks; t++) msm_combine_thread<F>(a, t);
     }
 
-    dvec seg(2 * (size_t)rg.nwin * rg.t1 * X), tree(3 * (size_t)rg.nwin * rg.t2 * X),
-        win((size_t)rg.nwin * X);
-    for (size_t q = 0; q < (size_t)rg.nwin * rg.t1; q++)
-        msm_reduce1_thread<F>(rg, buckets.data(), seg.data(), q);
-    for (size_t w = 0; w < rg.nwin; w++) { /* a block per window; barriers between steps */
-        for (size_t t = 0; t < rg.t2; t++) msm_reduce2_start<F>(rg, seg.data(), tree.data(), w, t);
-        for (unsigned lg_h = 0; ((size_t)1 << lg_h) < rg.t2; lg_h++)
-            for (size_t t = 0; t < rg.t2; t++)
-                msm_reduce2_merge<F>(rg, tree.data(), w, t, lg_h);
-        msm_reduce2_finish<F>(rg, tree.data(), win.data(), w);
-    }
+    dvec seg(2 * (size_t)rg.nwin * rg.t1 * X), tree(2 * (size_t)rg.nwin * rg.t1 * X),
+        win(2 * (size_t)rg.nwin * X);
+    msm_reduce_emulate<F>(rg, buckets.data(), seg.data(), tree.data(), win.data());
 
     const typename G::xyzz *sw = (const typename G::xyzz *)win.data();
     if (!pl.pre) {
@@ -238,11 +232,9 @@ static void emu_msm(const emu_plan<G> &pl, const cuzk_scalar *k, size_t n, typen
         *r = acc;
         return;
     }
-    /* Virtual windows: sum_v S_v + nbv sum_v v U_v, U_v from the tree's
-     * roots (as g1_pre_result in msm.cu). */
-    std::vector<typename G::xyzz> uv(rg.nwin);
-    for (size_t v = 0; v < rg.nwin; v++)
-        memcpy(&uv[v], tree.data() + (3 * v * rg.t2 + 2) * X, sizeof uv[v]);
+    /* Virtual windows: sum_v S_v + nbv sum_v v U_v, U_v after the S_v (as
+     * the host's result in msm_impl.cuh). */
+    const typename G::xyzz *uv = sw + rg.nwin;
     typename G::xyzz acc, run, tot;
     G::x_inf(&acc);
     G::x_inf(&run);
@@ -268,11 +260,11 @@ static dvec emu_subsets(const emu_plan<G> &pl)
     return tab;
 }
 
-/* bits_run of msm.cu (through the table if tab is given), then the host's
- * last additions. */
+/* bits_run of msm_impl.cuh at K bits a thread (through the table if tab is
+ * given), then the host's last additions. */
 template <class G>
 static void emu_bits(const emu_plan<G> &pl, const dvec *tab, const uint64_t *bits, size_t n,
-                     typename G::jac *r)
+                     typename G::jac *r, uint32_t K = MSM_BITS_PER_THREAD)
 {
     typedef typename G::F F;
     const size_t X = xyzz_u4<G>();
@@ -285,15 +277,15 @@ static void emu_bits(const emu_plan<G> &pl, const dvec *tab, const uint64_t *bit
         else msm_bits_count_thread<false>(bits, live.data(), n, cnt.data(), w);
     }
     for (size_t w = 0, acc = 0; w < nw; w++) off[w] = (uint32_t)acc, acc += cnt[w];
-    size_t most = tab ? (n + 3) / 4 : n, m = (most + MSM_BITS_PER_THREAD - 1) / MSM_BITS_PER_THREAD;
+    size_t most = tab ? (n + 3) / 4 : n, m = (most + K - 1) / K;
     dvec in(m * X, uint4{9, 9, 9, 9});
     for (size_t t = 0; t < m; t++) {
         if (tab)
             msm_bits_thread<F, true>(bits, live.data(), n, cnt.data(), off.data(), nw,
-                                     tab->data(), in.data(), t);
+                                     tab->data(), in.data(), K, t);
         else
             msm_bits_thread<F, false>(bits, live.data(), n, cnt.data(), off.data(), nw,
-                                      pl.points.data(), in.data(), t);
+                                      pl.points.data(), in.data(), K, t);
     }
     while (m > 1) { /* the GPU folds to MSM_HOST_SUMS; all the way here */
         size_t next = (m + MSM_SUM_FAN - 1) / MSM_SUM_FAN;
@@ -335,12 +327,16 @@ static void compare_bits(const emu_plan<G> &pl, const dvec &tab, const typename 
 {
     typename G::jac want, got;
     CHECK(G::bits(&want, pts, bits, n) == CUZK_OK);
-    emu_bits<G>(pl, NULL, bits, n, &got);
-    CHECK_MSG(G::eq(&want, &got), "%s bitmap %s n=%zu N=%zu: differs from the CPU", G::name(),
-              what, n, pl.N);
-    emu_bits<G>(pl, &tab, bits, n, &got);
-    CHECK_MSG(G::eq(&want, &got), "%s bitmap (subset table) %s n=%zu N=%zu: differs from the CPU",
-              G::name(), what, n, pl.N);
+    /* The longest and the shortest thread lengths bits_run takes. */
+    for (uint32_t K : {MSM_BITS_PER_THREAD, MSM_BITS_PER_THREAD_MIN}) {
+        emu_bits<G>(pl, NULL, bits, n, &got, K);
+        CHECK_MSG(G::eq(&want, &got), "%s bitmap %s n=%zu N=%zu K=%u: differs from the CPU",
+                  G::name(), what, n, pl.N, K);
+        emu_bits<G>(pl, &tab, bits, n, &got, K);
+        CHECK_MSG(G::eq(&want, &got),
+                  "%s bitmap (subset table) %s n=%zu N=%zu K=%u: differs from the CPU", G::name(),
+                  what, n, pl.N, K);
+    }
 }
 
 /* Every table entry T[w][i] against [2^(c w)] P_i. */
@@ -510,10 +506,81 @@ static void run_bits(size_t nmax, int quick)
     printf("  %s bitmaps: done (%d failures so far)\n", G::name(), test_failures);
 }
 
+/* The reduction alone (msm_reduce_emulate: level 1, the tree's launches,
+ * the finish) on random buckets, some at infinity, some with Z != 1: every
+ * window's S = sum_j j B_j and U = sum_j B_j against the CPU's running sums,
+ * at segment lengths from 1 to the whole window and trees of 0 to 7 levels,
+ * beside the shapes msm_geom_red picks. */
+template <class G>
+static void check_reduce(const typename G::aff *pts, size_t npts)
+{
+    typedef typename G::F F;
+    const size_t X = xyzz_u4<G>();
+    static const struct { unsigned c, nwin; uint32_t s1; } shapes[] = {
+        {2, 1, 1}, {2, 3, 2}, {4, 1, 1}, {4, 2, 8}, {5, 3, 2}, {6, 2, 4}, {7, 1, 32}, {8, 2, 1},
+        {8, 1, 16}, {9, 2, 0}};
+    for (const auto &sh : shapes) {
+        int bad = 0;
+        msm_geom g;
+        msm_geom_init(&g, sh.c);
+        g.nwin = sh.nwin;
+        if (sh.s1) {
+            g.s1 = sh.s1;
+            g.t1 = g.nb / g.s1;
+            g.lg_s1 = msm_lg2(g.s1);
+            g.lg_t1 = msm_lg2(g.t1);
+        } else {
+            msm_geom_red(&g);
+        }
+        dvec buckets((size_t)g.nwin * g.nb * X), seg(2 * (size_t)g.nwin * g.t1 * X),
+            tree(2 * (size_t)g.nwin * g.t1 * X), win(2 * (size_t)g.nwin * X);
+        std::vector<typename G::xyzz> b((size_t)g.nwin * g.nb);
+        for (size_t i = 0; i < b.size(); i++) {
+            uint64_t r = test_rand64();
+            if (r % 5 == 0) {
+                G::x_inf(&b[i]);
+            } else {
+                G::x_aff(&b[i], &pts[(r >> 8) % npts]);
+                if (r & 0x10) G::x_dbl(&b[i], &b[i]);
+            }
+        }
+        memcpy(buckets.data(), b.data(), b.size() * sizeof b[0]);
+        msm_reduce_emulate<F>(g, buckets.data(), seg.data(), tree.data(), win.data());
+        const typename G::xyzz *got = (const typename G::xyzz *)win.data();
+        for (size_t w = 0; w < g.nwin; w++) {
+            typename G::xyzz run, tot;
+            G::x_inf(&run);
+            G::x_inf(&tot);
+            for (size_t j = g.nb; j-- > 0;) {
+                G::x_add(&run, &run, &b[w * g.nb + j]);
+                G::x_add(&tot, &tot, &run);
+            }
+            typename G::jac a, e;
+            G::x_jac(&a, &got[w]);
+            G::x_jac(&e, &tot);
+            bad += !G::eq(&a, &e);
+            G::x_jac(&a, &got[g.nwin + w]);
+            G::x_jac(&e, &run);
+            bad += !G::eq(&a, &e);
+        }
+        CHECK_MSG(bad == 0, "%s reduction c=%u nwin=%u s1=%u t1=%u: %d sums differ from the CPU",
+                  G::name(), sh.c, sh.nwin, g.s1, g.t1, bad);
+    }
+}
+
 int main(void)
 {
     test_seed(NAME);
     int quick = getenv("CUZK_TEST_QUICK") != NULL;
+    {
+        std::vector<cuzk_g1_affine> p1(64);
+        std::vector<cuzk_g2_affine> p2(64);
+        gen_points(p1.data(), p1.size());
+        gen_points(p2.data(), p2.size());
+        check_reduce<G1T>(p1.data(), p1.size());
+        check_reduce<G2T>(p2.data(), p2.size());
+        printf("  reductions: done (%d failures so far)\n", test_failures);
+    }
     run_group<G1T>(quick ? 100 : 600, quick);
     run_group<G2T>(quick ? 40 : 150, quick);
     run_bits<G1T>(quick ? 100 : 1000, quick);
