@@ -2,8 +2,7 @@
 # One device call (docs/device-runs.md): the GPU prover on porep-32g at the
 # sizes the issue's targets name, with the stage floors measured on the card.
 #   bench/device_sizes.sh BIN_DIR "SIZES" [RUNS]
-#   SIZES: e.g. "full 20 24 25"; the full size runs twice, without and with
-#   the NTTs' full twiddle table (--gpu-ntt-full-tw). Logs in $OUT.
+#   SIZES: e.g. "full 20 24 25". Logs in $OUT.
 # Keys are made on the machine (cuzk compile; cuzk setup --no-matrices) in
 # WORK (default /tmp/cuzk_sizes) and removed after each size.
 set -u -o pipefail
@@ -21,14 +20,10 @@ for S in $SIZES; do
         "$B/cuzk" setup --circuit porep-32g "${SZ[@]}" --no-matrices --seed 11 --out "$K" \
             >"$OUT/setup_$S.log" 2>&1 || { say "size $S: key or PCE failed"; continue; }
     say "size $S: PCE and key made in $(($(date +%s) - t0)) s"
-    modes=(""); [ "$S" = full ] && modes=("" --gpu-ntt-full-tw)
-    for m in "${modes[@]}"; do
-        tag=$S${m:+_fulltw}
-        "$B/cuzk-bench" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
-            "${SZ[@]}" --runs "$RUNS" --calibrate $m >"$OUT/prove_$tag.log" 2>&1
-        say "size $S ${m:-default}: exit $?"
-        tail -30 "$OUT/prove_$tag.log"
-    done
+    "$B/cuzk-bench" prove --backend gpu --key "$K" --pce "$P" --circuit porep-32g \
+        "${SZ[@]}" --runs "$RUNS" --calibrate >"$OUT/prove_$S.log" 2>&1
+    say "size $S: exit $?"
+    tail -30 "$OUT/prove_$S.log"
     rm -f "$K" "$P"
 done
 say done

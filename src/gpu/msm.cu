@@ -455,9 +455,12 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 /* ------------------------------------------------------- start, finish -- */
 
 /* The windows of the call p->call over n scalars: the plan's, except for a
- * compacted sparse call on a plain plan, whose rest (a witness: ~1% of n)
- * is sorted and reduced with the window its bound chooses when that
- * geometry's arrays fit the plan's scratch. The plan's c is chosen for n
+ * compacted sparse call, whose rest (a witness: ~1% of n) is sorted and
+ * reduced with the plain windows its bound chooses when that geometry's
+ * arrays fit the plan's scratch. On a precomputed plan such a call reads
+ * the table's first part, the points (T[0]), as a plain plan would: its
+ * own reduction is that of the whole table's buckets otherwise (2^19 at
+ * 2^20, 7 ms of level 1 at 2^24 for 158 k entries: session 12's trace). The plan's c is chosen for n
  * (22 for porep-32g's 130 M variables), and the buckets of its windows
  * (12 x 2^21) cost ~30 ms of G1 reduction whatever the rest; its 1.43 M
  * rest gets c = 17, 15 x 2^16 buckets (msm_choose_c's cost model: 8.8e7
@@ -469,7 +472,7 @@ static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
     p->crg = p->rg;
     p->call_wb = p->win_batch;
     red_layout(p, &p->rg);
-    if (!p->call_compact || (p->flags & CUZK_GPU_MSM_PRECOMPUTE)) return;
+    if (!p->call_compact) return;
     unsigned c = msm_choose_c(p->call_bound);
     if (c >= p->g.c) return;
     msm_geom g;
@@ -480,6 +483,12 @@ static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
      * pieces are then no larger than for the plan's batch of n rows. */
     if (msm_align256(m * 4) + msm_align256(b * 32) + b * 4 > room) return;
     if ((size_t)g.nwin * g.nb > (size_t)p->rg.nwin * p->rg.nb) return;
+    /* The plan's reduction arrays are sized for its own windows: longer
+     * segments where the call's would not fit (a compact call's windows
+     * have more segments than a large plan's: session 12's full-size run
+     * fell back to the plan's 2^21-bucket windows for the sparse rests,
+     * +107 ms of MSMs). */
+    while (red_elems(&g) > p->red_n && g.s1 < g.nb) msm_geom_set_s1(&g, 2 * g.s1);
     if (red_elems(&g) > p->red_n) return;
     size_t tmp = 0;
     cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);

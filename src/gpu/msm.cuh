@@ -93,6 +93,15 @@ static inline unsigned msm_lg2(size_t x)
  * 2^16 buckets in 16-bucket segments at 3.4 ms. */
 #define MSM_RED_FILL ((size_t)1 << 17)
 
+/* Segments of s1 buckets (a power of two, <= nb). */
+static inline void msm_geom_set_s1(msm_geom *g, uint32_t s1)
+{
+    g->s1 = s1;
+    g->t1 = g->nb / s1;
+    g->lg_s1 = msm_lg2(g->s1);
+    g->lg_t1 = msm_lg2(g->t1);
+}
+
 static inline void msm_geom_red(msm_geom *g)
 {
     uint32_t s1 = g->nb >> 13;
@@ -100,11 +109,11 @@ static inline void msm_geom_red(msm_geom *g)
         uint32_t mx = g->nb < 16 ? g->nb : 16;
         for (s1 = 1; s1 < mx && (size_t)g->nwin * (g->nb / s1) > MSM_RED_FILL;) s1 *= 2;
     }
-    g->s1 = s1;
-    g->t1 = g->nb / s1;
-    g->lg_s1 = msm_lg2(g->s1);
-    g->lg_t1 = msm_lg2(g->t1);
+    msm_geom_set_s1(g, s1);
 }
+
+/* A precomputed plan's windows: digits index one set of buckets. */
+static inline bool msm_geom_pre(const msm_geom &g) { return g.wkey == 0; }
 
 static inline void msm_geom_init(msm_geom *g, unsigned c)
 {

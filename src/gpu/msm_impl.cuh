@@ -609,7 +609,7 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
     CUZK_CUDA_TRY_LAUNCH(err);
     CUZK_CUDA_TRY(err, cudaEventRecord(ev[EV_REDUCE], s));
     /* The window sums, and a precomputed plan's U_v after them. */
-    size_t nw = (p->flags & CUZK_GPU_MSM_PRECOMPUTE) ? 2 * (size_t)rg.nwin : rg.nwin;
+    size_t nw = msm_geom_pre(g) ? 2 * (size_t)rg.nwin : rg.nwin;
     CUZK_CUDA_TRY(err, cudaMemcpyAsync(p->win_host, p->win, nw * p->xyzz_bytes,
                                        cudaMemcpyDeviceToHost, s));
     return CUZK_OK;
@@ -651,18 +651,19 @@ template <class H>
 static void msm_result(const cuzk_gpu_msm_plan *p, typename H::jac *r)
 {
     const typename H::xyzz *sv = (const typename H::xyzz *)p->win_host;
-    if (p->flags & CUZK_GPU_MSM_PRECOMPUTE) {
-        const typename H::xyzz *uv = sv + p->rg.nwin;
+    const msm_geom &rg = p->crg; /* the call's windows */
+    if (msm_geom_pre(p->cg)) {
+        const typename H::xyzz *uv = sv + rg.nwin;
         typename H::xyzz acc, run, tot;
         H::x_inf(&acc);
         H::x_inf(&run);
         H::x_inf(&tot);
-        for (unsigned v = p->rg.nwin; v-- > 1;) {
+        for (unsigned v = rg.nwin; v-- > 1;) {
             H::x_add(&run, &uv[v]);
             H::x_add(&tot, &run);
         }
-        for (unsigned i = 0; i + 1 < p->rg.c; i++) H::x_dbl(&tot);
-        for (unsigned v = 0; v < p->rg.nwin; v++) H::x_add(&acc, &sv[v]);
+        for (unsigned i = 0; i + 1 < rg.c; i++) H::x_dbl(&tot);
+        for (unsigned v = 0; v < rg.nwin; v++) H::x_add(&acc, &sv[v]);
         H::x_add(&acc, &tot);
         H::x_jac(r, &acc);
         return;

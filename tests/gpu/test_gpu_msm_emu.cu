@@ -525,10 +525,7 @@ static void check_reduce(const typename G::aff *pts, size_t npts)
         msm_geom_init(&g, sh.c);
         g.nwin = sh.nwin;
         if (sh.s1) {
-            g.s1 = sh.s1;
-            g.t1 = g.nb / g.s1;
-            g.lg_s1 = msm_lg2(g.s1);
-            g.lg_t1 = msm_lg2(g.t1);
+            msm_geom_set_s1(&g, sh.s1);
         } else {
             msm_geom_red(&g);
         }
