@@ -455,12 +455,9 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 /* ------------------------------------------------------- start, finish -- */
 
 /* The windows of the call p->call over n scalars: the plan's, except for a
- * compacted sparse call, whose rest (a witness: ~1% of n) is sorted and
- * reduced with the plain windows its bound chooses when that geometry's
- * arrays fit the plan's scratch. On a precomputed plan such a call reads
- * the table's first part, the points (T[0]), as a plain plan would: its
- * own reduction is that of the whole table's buckets otherwise (2^19 at
- * 2^20, 7 ms of level 1 at 2^24 for 158 k entries: session 12's trace). The plan's c is chosen for n
+ * compacted sparse call on a plain plan, whose rest (a witness: ~1% of n)
+ * is sorted and reduced with the window its bound chooses when that
+ * geometry's arrays fit the plan's scratch. The plan's c is chosen for n
  * (22 for porep-32g's 130 M variables), and the buckets of its windows
  * (12 x 2^21) cost ~30 ms of G1 reduction whatever the rest; its 1.43 M
  * rest gets c = 17, 15 x 2^16 buckets (msm_choose_c's cost model: 8.8e7
@@ -472,7 +469,7 @@ static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
     p->crg = p->rg;
     p->call_wb = p->win_batch;
     red_layout(p, &p->rg);
-    if (!p->call_compact) return;
+    if (!p->call_compact || (p->flags & CUZK_GPU_MSM_PRECOMPUTE)) return;
     unsigned c = msm_choose_c(p->call_bound);
     if (c >= p->g.c) return;
     msm_geom g;
