@@ -9,7 +9,8 @@
  * steps (msm_table_thread, every entry against [2^(c w)] P_i by the CPU, in
  * several batches), digits that index one set of buckets, and the reduction
  * in virtual windows (also with small ones, so that several windows and
- * every level-2 shape are used at these sizes). G1 and G2; random scalars
+ * every level-2 shape are used at these sizes), and plain windows over a
+ * precomputed plan's table (its first part). G1 and G2; random scalars
  * at several sizes and windows, the edge cases of msm_cases.h (scalars 0, 1,
  * r - 1, 2^256 - 1, small ones, equal ones; points at infinity, repeated
  * points with equal scalars (the doubling branch), P and -P), and a prefix
@@ -414,6 +415,15 @@ static void run_group(size_t nmax, int quick)
         for (size_t i = 0; i < s.N; i++) rand_scalar(&k[i]);
         compare<G>(pl, base.data(), k.data(), s.N, "random");
         if (s.N > 2) compare<G>(pl, base.data(), k.data(), s.N / 3 + 1, "prefix");
+        if (s.pre) {
+            /* Plain windows over the table's first part (the points), as a
+             * compact call on a precomputed plan would take them. */
+            emu_plan<G> pp = pl;
+            pp.pre = false;
+            msm_geom_init(&pp.g, 8);
+            pp.rg = pp.g;
+            compare<G>(pp, base.data(), k.data(), s.N / 3 + 1, "plain windows over a table");
+        }
         printf("  %s %s N = %zu c = %u (%u windows, %u reduction windows of %u buckets):"
                " done (%d failures so far)\n",
                G::name(), s.pre ? "precomputed" : "plain", s.N, s.c, pl.g.nwin, pl.rg.nwin,
