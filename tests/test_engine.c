@@ -280,8 +280,14 @@ static void test_bad_config(void)
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
           strstr(err, "gpu_msm_fp64 5"));
     cuzk_engine_config_default(&cfg);
+    CHECK(cfg.gpu_ntt_full_twiddles == 1);
+    cfg.gpu_ntt_full_twiddles = 3;
+    CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
+          strstr(err, "gpu_ntt_full_twiddles 3"));
+    cuzk_engine_config_default(&cfg);
     cfg.gpu_ntt_fp64 = 4;
     cfg.gpu_msm_fp64 = 4;
+    cfg.gpu_ntt_full_twiddles = 2;
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_OK && e);
     cuzk_engine_destroy(e);
 }

@@ -211,6 +211,9 @@ typedef struct {
     /* The GPU backend's FP64 shares (cuzk_config.gpu_ntt_fp64 and
      * gpu_msm_fp64 of its workspaces: 0..4, 0 = integer only). */
     unsigned gpu_ntt_fp64, gpu_msm_fp64;
+    /* The NTTs' twiddle table (cuzk_config.gpu_ntt_full_twiddles of its
+     * workspaces: 0 two small tables, 1 full (the default), 2 positional). */
+    unsigned gpu_ntt_full_twiddles;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
     int self_verify;             /* verify every proof before returning it */

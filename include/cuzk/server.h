@@ -132,7 +132,7 @@ typedef struct {
     unsigned devices, provers_per_device, witness_workers, ready_capacity, prove_threads;
     unsigned witness_threads, witness_nice;
     int critical_witness;
-    unsigned gpu_ntt_fp64, gpu_msm_fp64;
+    unsigned gpu_ntt_fp64, gpu_msm_fp64, gpu_ntt_full_twiddles;
     unsigned max_batch_size, max_batch_wait_ms, max_attempts;
     int self_verify;
     uint64_t budget_host, budget_pinned, budget_device;

@@ -93,6 +93,7 @@ void cuzk_engine_config_default(cuzk_engine_config *cfg)
     cfg->max_batch_size = 8;
     cfg->self_verify = 1;
     cfg->max_attempts = 3;
+    cfg->gpu_ntt_full_twiddles = 1; /* as cuzk_config_default */
 }
 
 /* The bytes of a key's arrays (points and b_var; the matrices are left
@@ -156,6 +157,11 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
         free(e);
         seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
                cfg->gpu_msm_fp64);
+        return CUZK_ERR_INVALID_ARGUMENT;
+    }
+    if (e->cfg.gpu_ntt_full_twiddles > 2) {
+        free(e);
+        seterr(err, "gpu_ntt_full_twiddles %u: 0..2", cfg->gpu_ntt_full_twiddles);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     if (e->n_devices > 32) {
@@ -933,6 +939,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cfg.gpu_device = (int)d;
     cfg.gpu_ntt_fp64 = e->cfg.gpu_ntt_fp64;
     cfg.gpu_msm_fp64 = e->cfg.gpu_msm_fp64;
+    cfg.gpu_ntt_full_twiddles = e->cfg.gpu_ntt_full_twiddles;
     cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* the witnesses are compact (p->w) */
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);

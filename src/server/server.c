@@ -1428,6 +1428,7 @@ cuzk_status cuzk_server_start(cuzk_server **out, const cuzk_server_config *c, ch
     ec.critical_witness = c->critical_witness;
     ec.gpu_ntt_fp64 = c->gpu_ntt_fp64;
     ec.gpu_msm_fp64 = c->gpu_msm_fp64;
+    ec.gpu_ntt_full_twiddles = c->gpu_ntt_full_twiddles;
     ec.max_batch_size = c->max_batch_size;
     ec.max_batch_wait_ms = c->max_batch_wait_ms;
     ec.self_verify = c->self_verify;
