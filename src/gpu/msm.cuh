@@ -86,11 +86,12 @@ static inline unsigned msm_lg2(size_t x)
 /* Level 1's segments, from nwin and nb. Its thread runs 2 s1 dependent
  * additions, a tree level (level 2) 2, so a short segment shortens the
  * reduction's serial tail but adds tree work (~3 additions a segment
- * against 2 a bucket): segments are as short as leaves MSM_RED_FILL of them
+ * against 2 a bucket): segments are as short as leave MSM_RED_FILL of them
  * in all (a thread each: ~1000 a SM of the H200) or fewer, and at most 16
  * buckets unless a window has over 2^17 (then 2^13 segments a window).
- * Session 11's trace at 2^20 (docs/perf.md) put level 1 of 15 windows of
- * 2^16 buckets in 16-bucket segments at 3.4 ms. */
+ * A lone chain's G1 addition takes ~23 us on the H200 (docs/perf.md, "The
+ * small MSMs' tails"), so at small sizes the chains, not the additions'
+ * count, are the time. */
 #define MSM_RED_FILL ((size_t)1 << 17)
 
 /* Segments of s1 buckets (a power of two, <= nb). */
