@@ -727,6 +727,52 @@ static size_t scratch_need(cuzk_gpu_group grp, size_t n, unsigned c)
     return b;
 }
 
+/* Sparse calls shaped like a witness (51% zeros, 47.5% ones, the rest
+ * random), bounded by the count of the rest as the prover bounds them, on
+ * plans large enough that the rest's own windows fit beside every kind of
+ * plan's buckets (a precomputed one's included: 2^16 points, c = 16, one
+ * window of 2^15 buckets, against the rest's 32 x 2^7): the prover's
+ * shape, which the sizes of test_sparse in quick mode do not reach.
+ * Session 12 lost a change to this path that test_sparse passed. */
+static void test_sparse_witness(const grp *g)
+{
+    size_t n = g->max_n < 65536 ? g->max_n : 65536;
+    void *base = test_xmalloc(n * g->aff);
+    cuzk_scalar *k = test_xmalloc(n * sizeof *k);
+    g->gen(base, n);
+    static const unsigned flags[] = {0, CUZK_GPU_MSM_PRECOMPUTE,
+                                     CUZK_GPU_MSM_PRECOMPUTE | CUZK_GPU_MSM_BITS_TABLE,
+                                     CUZK_GPU_MSM_BITS_TABLE};
+    unsigned saved = plan_flags;
+    cuzk_gpu_msm_acc saved_acc = acc_mode;
+    acc_mode = CUZK_GPU_MSM_BATCH_AFFINE; /* the prover's */
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        plan_flags = flags[f];
+        cuzk_gpu_msm_plan *plan = make_plan(g, base, n, 0);
+        if (!plan) continue;
+        for (int rep = 0; rep < 2; rep++) {
+            size_t other = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = test_rand64() % 1000;
+                memset(&k[i], 0, sizeof k[i]);
+                if (r >= 510 && r < 985) k[i].l[0] = 1;
+                else if (r >= 985) rand_scalar(&k[i]), other++;
+            }
+            sparse_bound = other ? other : 1;
+            compare_with(g, g->gpu_sparse, plan, base, k, n, "witness-shaped, bounded");
+            sparse_bound = 0;
+            compare_with(g, g->gpu_sparse, plan, base, k, n, "witness-shaped");
+        }
+        cuzk_gpu_msm_plan_destroy(plan);
+    }
+    plan_flags = saved;
+    acc_mode = saved_acc;
+    printf("  %s witness-shaped sparse calls: done (%d failures so far)\n", g->name,
+           test_failures);
+    free(base);
+    free(k);
+}
+
 /* Plans sharing one scratch (cuzk_gpu_msm_opts.scratch): the checks again
  * with every plan borrowing it, then MSMs of two plans in flight at once
  * on one stream, and the rules: another stream while one is in flight, a
@@ -958,6 +1004,7 @@ int main(void)
             if (!pre) test_edges(groups[gi], quick);
         }
     }
+    for (int gi = 0; gi < 2; gi++) test_sparse_witness(groups[gi]);
     test_shared(quick);
     test_window_batches(quick);
     test_fp64(quick);
