@@ -26,7 +26,9 @@
  * (CUZK_GPU_MSM_BITS_TABLE, alone and with CUZK_GPU_MSM_PRECOMPUTE).
  * Sparse vectors (cuzk_gpu_g*_msm_sparse: mixes of 0, 1 and other scalars)
  * on every kind of plan, unbounded and bounded (the rest compacted; a bound
- * below the rest is refused by the finish).
+ * below the rest is refused by the finish); test_sparse_witness, in quick
+ * mode too, the prover's shape: witness-shaped vectors on batch-affine
+ * plans of 2^16 (G2 2^14) points of every kind.
  * test_window_batches runs them on plain plans whose windows are sorted in
  * batches (cuzk_gpu_msm_opts.window_batches).
  * test_fp64 runs the MSM checks (sizes, windows, edge cases, sparse,
