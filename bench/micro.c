@@ -10,6 +10,8 @@
 
 #include <cuzk/ec.h>
 #include <cuzk/ff.h>
+#include <cuzk/formats.h>
+#include <cuzk/groth16.h>
 #include <cuzk/pairing.h>
 
 #include "bench.h"
@@ -40,6 +42,8 @@ static void rand_fp(cuzk_fp *r)
     } while (cuzk_fp_from_limbs(r, v) != CUZK_OK);
 }
 
+#define VERIFY_PUB 21
+
 /* Inputs shared by all operations. */
 static struct {
     cuzk_fp fp[2];
@@ -53,6 +57,12 @@ static struct {
     cuzk_g2_affine g2a[2];
     uint8_t g1c[48];
     uint8_t g2c[96];
+    /* A verifying key and proof of random points, with porep-32g's 21
+     * public inputs: the verification does all its work and says no. */
+    cuzk_g1_affine ic[VERIFY_PUB + 1];
+    cuzk_vk vk;
+    cuzk_proof proof;
+    cuzk_fr pub[VERIFY_PUB];
 } in;
 
 static volatile uint64_t sink; /* keeps chains from being optimised away */
@@ -83,6 +93,7 @@ static void op_g2_decompress(size_t n) { cuzk_g2_affine p; while (n--) { if (cuz
 static void op_g2_subgroup(size_t n) { int ok = 1; while (n--) ok &= cuzk_g2_affine_in_subgroup(&in.g2a[0]); sink ^= (uint64_t)ok; }
 static void op_miller(size_t n) { cuzk_fp12 f; while (n--) cuzk_miller_loop(&f, &in.g1a[0], &in.g2a[0], 1); sink ^= f.c0.c0.c0.l[0]; }
 static void op_final_exp(size_t n) { cuzk_fp12 f = in.fp12[0]; while (n--) cuzk_final_exp(&f, &f); sink ^= f.c0.c0.c0.l[0]; }
+static void op_verify(size_t n) { int ok = 0; while (n--) ok |= cuzk_groth16_verify(&in.vk, &in.proof, in.pub, VERIFY_PUB) == CUZK_OK; sink ^= (uint64_t)ok; }
 static void op_pairing(size_t n) { cuzk_fp12 f; while (n--) cuzk_pairing(&f, &in.g1a[0], &in.g2a[0]); sink ^= f.c0.c0.c0.l[0]; }
 
 static const struct {
@@ -117,6 +128,7 @@ static const struct {
     {"miller_loop", op_miller, "one pair"},
     {"final_exp", op_final_exp, ""},
     {"pairing", op_pairing, "Miller loop + final exp"},
+    {"groth16_verify", op_verify, "21 public inputs (porep-32g's)"},
 };
 
 static void setup(void)
@@ -142,6 +154,21 @@ static void setup(void)
         cuzk_g2_mul(&in.g2j[i], &g2, &k);
         cuzk_g2_to_affine(&in.g2a[i], &in.g2j[i]);
     }
+    for (int i = 0; i <= VERIFY_PUB; i++) {
+        cuzk_fr k;
+        cuzk_g1_jac g1;
+        rand_fr(&k);
+        cuzk_g1_from_affine(&g1, &CUZK_G1_GENERATOR);
+        cuzk_g1_mul(&g1, &g1, &k);
+        cuzk_g1_to_affine(&in.ic[i], &g1);
+        if (i < VERIFY_PUB) rand_fr(&in.pub[i]);
+    }
+    in.vk.alpha_g1 = in.vk.beta_g1 = in.vk.delta_g1 = in.g1a[0];
+    in.vk.beta_g2 = in.vk.gamma_g2 = in.vk.delta_g2 = in.g2a[0];
+    in.vk.n_ic = VERIFY_PUB + 1;
+    in.vk.ic = in.ic;
+    in.proof.a = in.proof.c = in.g1a[1];
+    in.proof.b = in.g2a[1];
     cuzk_g1_xyzz_from_affine(&in.g1x, &in.g1a[0]);
     cuzk_g1_to_compressed(in.g1c, &in.g1a[0]);
     cuzk_g2_to_compressed(in.g2c, &in.g2a[0]);

@@ -25,6 +25,7 @@
 #include <cuzk/ec.h>
 #include <cuzk/formats.h>
 #include <cuzk/ff.h>
+#include <cuzk/msm.h>
 #include <cuzk/poly.h>
 #include <cuzk/status.h>
 
@@ -123,10 +124,20 @@ cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, cons
 
 /* Verifies proof against vk and the public inputs pub[0..n_pub) (without the
  * leading ONE): CUZK_OK if valid, CUZK_ERR_PROOF_INVALID if not,
- * CUZK_ERR_INVALID_ARGUMENT if n_pub != vk->n_ic - 1, or the decoder status
- * when a proof point is off the curve or outside the subgroup. */
+ * CUZK_ERR_INVALID_ARGUMENT if n_pub != vk->n_ic - 1, the decoder status
+ * when a proof point is off the curve or outside the subgroup, or
+ * CUZK_ERR_NO_MEMORY (its MSM's working memory: ~300 bytes an input). */
 cuzk_status cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_proof *proof, const cuzk_fr *pub,
                                 size_t n_pub);
+
+/* cuzk_groth16_verify with the working memory of sum x_i IC_i (a variable-
+ * time MSM on one thread) given, so that it allocates nothing: ws a G1 MSM
+ * scratch for n_pub points or more and 1 thread, k room for n_pub scalars
+ * (both borrowed). NULL and NULL allocate them per call, as
+ * cuzk_groth16_verify does. A prover's self-check (src/prove/prove.c). */
+cuzk_status cuzk_groth16_verify_ws(const cuzk_vk *vk, const cuzk_proof *proof,
+                                   const cuzk_fr *pub, size_t n_pub, cuzk_g1_msm_scratch *ws,
+                                   cuzk_scalar *k);
 
 /* ====================================================== setup (begin) == */
 /* Groth16 setup from R1CS matrices (src/groth16/setup.c; docs/keys.md).

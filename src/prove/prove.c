@@ -109,6 +109,11 @@ struct cuzk_workspace {
     const cuzk_prover_backend *be;
     void *bws;                 /* owned, be's */
     cuzk_fr *pub;              /* owned: n_public + 1 (the last proof's inputs) */
+    /* The self-check's sum x_i IC_i: its MSM scratch (1 thread) and
+     * scalars, owned, so that a proof allocates nothing; NULL if n_public
+     * is 0. */
+    cuzk_g1_msm_scratch *vk_msm;
+    cuzk_scalar *vk_k;
     /* Built-in circuit jobs: the circuit is opened at the first and kept
      * for the next with the same id and size; cs and wbuf are refilled. */
     cuzk_circuit *ci;
@@ -169,8 +174,10 @@ cuzk_status cuzk_workspace_create(cuzk_workspace **out, const cuzk_groth16_pk *p
     if (!ws) return CUZK_ERR_NO_MEMORY;
     ws->pk = pk;
     ws->cfg = c;
-    if (!(ws->pub = malloc(((size_t)pk->n_public + 1) * sizeof *ws->pub))) {
-        free(ws);
+    if (!(ws->pub = malloc(((size_t)pk->n_public + 1) * sizeof *ws->pub)) ||
+        (pk->n_public && (cuzk_g1_msm_scratch_new(&ws->vk_msm, pk->n_public, 1) != CUZK_OK ||
+                          !(ws->vk_k = malloc(pk->n_public * sizeof *ws->vk_k))))) {
+        cuzk_workspace_destroy(ws);
         return CUZK_ERR_NO_MEMORY;
     }
     if (!strcmp(name, "auto")) {
@@ -228,12 +235,16 @@ void cuzk_workspace_destroy(cuzk_workspace *ws)
     free(ws->wbuf);
     cuzk_wc_free(&ws->wc);
     free(ws->pub);
+    cuzk_g1_msm_scratch_free(ws->vk_msm);
+    free(ws->vk_k);
     free(ws);
 }
 
 uint64_t cuzk_workspace_bytes(const cuzk_workspace *ws)
 {
-    uint64_t b = sizeof *ws + ((uint64_t)ws->pk->n_public + 1) * sizeof(cuzk_fr);
+    uint64_t b = sizeof *ws + ((uint64_t)ws->pk->n_public + 1) * sizeof(cuzk_fr) +
+                 cuzk_g1_msm_scratch_size(ws->vk_msm) +
+                 (ws->vk_k ? (uint64_t)ws->pk->n_public * sizeof(cuzk_scalar) : 0);
     if (ws->wbuf) b += (uint64_t)ws->pk->n_vars * sizeof(cuzk_fr);
     b += cuzk_wc_bytes(&ws->wc);
     return b + ws->be->ws_bytes(ws->bws);
@@ -595,7 +606,8 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
     if (ws->cfg.self_check) {
         if (!enter(job, res, CUZK_STAGE_VERIFY)) goto canceled;
         ts = now_ms();
-        s = cuzk_groth16_verify(&pk->vk, &res->proof, ws->pub, pk->n_public);
+        s = cuzk_groth16_verify_ws(&pk->vk, &res->proof, ws->pub, pk->n_public, ws->vk_msm,
+                                   ws->vk_k);
         t->verify_ms = now_ms() - ts;
         if (s != CUZK_OK && ws->be == cuzk_backend_cpu()) {
             if (err)
