@@ -31,7 +31,9 @@ check "examples/cuzk.conf is a valid config" \
     "$CUZK" serve --config "$DATA/../../examples/cuzk.conf" --check
 
 # The token for TCP, and a config: one built-in circuit with a seeded setup
-# (the same key after a restart) and the tiny snarkjs circuit of tests/data.
+# (the same key after a restart), the tiny snarkjs circuit of tests/data,
+# and the built-in one again at 2^15 ("slow": ~0.5 s a proof, a 2^10 one
+# ~75 ms) for the blockers below.
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$D/token"
 TOKEN=$(cat "$D/token")
 cat >"$D/cuzk.conf" <<EOF
@@ -49,6 +51,10 @@ size = 10
 setup_seed = 7
 [circuit mul]
 key = $DATA/mul.zkey
+[circuit slow]
+builtin = winning-32g
+size = 15
+setup_seed = 8
 EOF
 daemon_start
 check "unix socket has mode 0600" [ "$(stat -c %a "$SOCK")" = 600 ]
@@ -142,11 +148,34 @@ check "  ... and each registers (201)" [ "$(cat "$W/reg1.code" "$W/reg2.code" "$
 api GET /v1/circuits/slow3
 check "  ... slow3 is listed" [ "$CODE:$(field name)" = 200:slow3 ]
 
+# submit_at_once CIRCUIT N SEED0: N jobs posted concurrently; J1..JN get
+# their ids, JMAX the last queued. Checks that need jobs waiting in a queue
+# put slow ones in front: one after another, a request took ~30 ms of curl
+# alone on the development VM and 2^10 proofs (~75 ms) kept pace with
+# them, so the queues the checks needed did not build up there.
+submit_at_once() {
+    local c=$1 n=$2 seed0=$3 pids="" i id
+    for i in $(seq 1 "$n"); do
+        curl -s -o "$W/s$i" -w '%{http_code}' --max-time 60 --unix-socket "$SOCK" -X POST \
+            -d "{\"circuit\": \"$c\", \"seed\": $((seed0 + i))}" \
+            http://cuzk/v1/jobs >"$W/s$i.code" &
+        pids="$pids $!"
+    done
+    wait $pids
+    JMAX=
+    for i in $(seq 1 "$n"); do
+        [ "$(cat "$W/s$i.code")" = 202 ] || die "submit $c $i: $(cat "$W/s$i.code") $(cat "$W/s$i")"
+        id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$W/s$i" | head -1)
+        eval "J$i=$id"
+        if [ -z "$JMAX" ] || [ "$id" -gt "$JMAX" ]; then JMAX=$id; fi
+    done
+}
+
 # ---------------------------------------------------- cancel, priorities --
 # Blockers first, so that the later jobs wait in the run queue together
-# (8: with 4, the canceled job below was sometimes proved before its
-# DELETE on a loaded machine).
-for i in 1 2 3 4 5 6 7 8; do api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((10 + i))}"; done
+# (8 of winning-32g at 2^10 did not hold them long enough: the canceled
+# job below was proved before its DELETE).
+submit_at_once slow 3 10
 for p in low normal high critical; do
     api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": 20, \"priority\": \"$p\"}"
     eval "P_$p=$(field id)"
@@ -260,7 +289,9 @@ check "  ... each with its proof done" [ "$DONE" = 200 ]
 
 # ------------------------------------------------ kill -9, restart --
 # 12 jobs, so that 11 are still behind k1 when it is done: the kill comes
-# before the last (6 let all finish once on a loaded machine).
+# before the last (6 let all finish once on a loaded machine). Two slow
+# blockers in front, so that all 12 are queued before k1 runs.
+submit_at_once slow 2 60
 NK=12
 for i in $(seq 1 $NK); do
     api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((40 + i)), \"request_id\": \"k$i\"}"
@@ -315,10 +346,8 @@ fi
 # With jobs queued and a client in a long poll on the last one: the client
 # gets its job's state (200), the daemon exits 0, the job stays queued in
 # the store for the next start.
-for i in 1 2 3 4 5; do
-    api POST /v1/jobs -d "{\"circuit\": \"winning-32g\", \"seed\": $((50 + i))}"
-done
-JL=$(field id)
+submit_at_once slow 2 50
+JL=$JMAX
 curl -s -o "$W/lp" -w '%{http_code}' --max-time 60 --unix-socket "$SOCK" \
     "http://cuzk/v1/jobs/$JL?wait=60" >"$W/lp.code" &
 LP=$!
