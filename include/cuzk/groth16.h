@@ -126,7 +126,7 @@ cuzk_status cuzk_zkey_write_pk(const char *path, const cuzk_groth16_pk *pk, cons
  * leading ONE): CUZK_OK if valid, CUZK_ERR_PROOF_INVALID if not,
  * CUZK_ERR_INVALID_ARGUMENT if n_pub != vk->n_ic - 1, the decoder status
  * when a proof point is off the curve or outside the subgroup, or
- * CUZK_ERR_NO_MEMORY (its MSM's working memory: ~300 bytes an input). */
+ * CUZK_ERR_NO_MEMORY (the working memory of its MSM over the inputs). */
 cuzk_status cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_proof *proof, const cuzk_fr *pub,
                                 size_t n_pub);
 
