@@ -16,6 +16,9 @@
 /* Returns 0 when a device is present, 77 when none is, 1 on a CUDA error. */
 static inline int gpu_test_start(const char *name)
 {
+    /* Line by line, so that a run cut by a device call's time limit keeps
+     * what it printed (session 12 lost a whole test_gpu_prove log so). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     char err[CUZK_ERRMSG_LEN];
     int count = 0;
     cuzk_status st = cuzk_gpu_device_count(&count, err);
