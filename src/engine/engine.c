@@ -93,7 +93,9 @@ void cuzk_engine_config_default(cuzk_engine_config *cfg)
     cfg->max_batch_size = 8;
     cfg->self_verify = 1;
     cfg->max_attempts = 3;
-    cfg->gpu_ntt_full_twiddles = 1; /* as cuzk_config_default */
+    cuzk_config pc; /* the workspaces' default table */
+    cuzk_config_default(&pc);
+    cfg->gpu_ntt_full_twiddles = pc.gpu_ntt_full_twiddles;
 }
 
 /* The bytes of a key's arrays (points and b_var; the matrices are left
