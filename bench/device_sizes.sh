@@ -3,6 +3,9 @@
 # sizes the targets name, with the stage floors measured on the card.
 #   bench/device_sizes.sh BIN_DIR "SIZES" [RUNS]
 #   SIZES: e.g. "full 20 24 25". Logs in $OUT.
+#   JOB=1: also a porep-32g job (its 10 partitions: SupraSeal's batch of 10)
+#   through `cuzk serve` at each size, twice (the first loads the key), and
+#   the second's waterfall (WITNESS_WORKERS, default 8).
 # Keys are made on the machine (cuzk compile; cuzk setup --no-matrices) in
 # WORK (default /tmp/cuzk_sizes) and removed after each size.
 set -u -o pipefail
@@ -24,6 +27,30 @@ for S in $SIZES; do
         "${SZ[@]}" --runs "$RUNS" --calibrate >"$OUT/prove_$S.log" 2>&1
     say "size $S: exit $?"
     tail -30 "$OUT/prove_$S.log"
+    if [ "${JOB:-0}" = 1 ]; then
+        D=$WORK/daemon_$S
+        mkdir -p "$D"
+        printf '[engine]\nbackend = gpu\nwitness_workers = %s\n[circuit porep-32g]\nbuiltin = porep-32g\nsize = %s\nkey = %s\npce = %s\npreload = yes\n' \
+            "${WITNESS_WORKERS:-8}" "${S/full/0}" "$K" "$P" >"$D/cuzk.conf"
+        "$B/cuzk" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon_$S.log" 2>&1 &
+        DPID=$!
+        for i in $(seq 1 240); do
+            [ -S "$D/cuzk.sock" ] && break
+            kill -0 $DPID 2>/dev/null || break
+            sleep 0.5
+        done
+        A=unix:$D/cuzk.sock
+        for seed in 3 4; do
+            "$B/cuzk-bench" single porep-32g --addr "$A" --seed $seed --timeout 5m \
+                >"$OUT/job_${S}_$seed.log" 2>&1
+            say "size $S: job (seed $seed) exit $?"
+        done
+        cat "$OUT/job_${S}_4.log"
+        "$B/cuzk-bench" waterfall --addr "$A" --width 100 >"$OUT/waterfall_$S.log" 2>&1
+        grep -iE 'efficien|gpu|wall' "$OUT/waterfall_$S.log" | head -12
+        kill -TERM $DPID; wait $DPID; say "size $S: daemon exit $?"
+        rm -rf "$D"
+    fi
     rm -f "$K" "$P"
 done
 say done

@@ -11,6 +11,22 @@
 
 #include "test_util.h"
 
+/* The verifier both ways: cuzk_groth16_verify, and a prepared key with vk_x
+ * computed apart (as the prover's self-check runs it); the two must agree. */
+static cuzk_status verify2(const cuzk_vk *vk, const cuzk_proof *p, const cuzk_fr *pub, size_t n)
+{
+    cuzk_status a = cuzk_groth16_verify(vk, p, pub, n);
+    cuzk_vk_prepared *pvk = malloc(sizeof *pvk);
+    if (!pvk) return CUZK_ERR_NO_MEMORY;
+    cuzk_g1_jac x;
+    cuzk_vk_prepare(pvk, vk);
+    cuzk_status b = cuzk_groth16_vk_x(&x, vk, pub, n, NULL, NULL);
+    if (b == CUZK_OK) b = cuzk_groth16_verify_prepared(pvk, p, &x);
+    free(pvk);
+    CHECK_MSG(a == b, "verify: %s, prepared: %s", cuzk_strerror(a), cuzk_strerror(b));
+    return a;
+}
+
 static int load(cuzk_blob *b, const char *name)
 {
     char err[CUZK_ERRMSG_LEN], path[1024];
@@ -35,7 +51,7 @@ static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk
     CHECK_MSG(cuzk_groth16_pk_from_params(&pk, &bp, r1cs, 2, err) == CUZK_OK, "%s", err);
     CHECK(pk.h_form == CUZK_H_MONOMIAL && pk.roots == CUZK_ROOTS_SNARKJS);
     CHECK_MSG(cuzk_groth16_prove(&proof, &pk, w->w, w->n, 2, 0, NULL, err) == CUZK_OK, "%s", err);
-    CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
+    CHECK(verify2(vk, &proof, w->w + 1, 2) == CUZK_OK);
 
     /* Filtered copy: keep a for inputs and non-identity aux; b as the key
      * holds it (the dense export's non-identity points). */
@@ -66,7 +82,7 @@ static void test_params(const cuzk_r1cs *r1cs, const cuzk_wtns *w, const cuzk_vk
         CHECK(cuzk_g2_affine_eq(&fpk.b2[j], &pk.b2[j]));
     }
     CHECK_MSG(cuzk_groth16_prove(&proof, &fpk, w->w, w->n, 1, 0, NULL, err) == CUZK_OK, "%s", err);
-    CHECK(cuzk_groth16_verify(vk, &proof, w->w + 1, 2) == CUZK_OK);
+    CHECK(verify2(vk, &proof, w->w + 1, 2) == CUZK_OK);
     /* With the roots the file claims (7), the proof is refused, not returned. */
     fpk.roots = CUZK_ROOTS_BELLPERSON;
     CHECK(cuzk_groth16_prove(&proof, &fpk, w->w, w->n, 1, 0, NULL, err) == CUZK_ERR_UNSATISFIED);
@@ -114,39 +130,39 @@ int main(void)
     CHECK(n_pub == 2 && z.n_public == 2);
 
     /* snarkjs's proof verifies under our verifier, with both keys. */
-    CHECK(cuzk_groth16_verify(&vk, &theirs, pub, n_pub) == CUZK_OK);
-    CHECK(cuzk_groth16_verify(&z.vk, &theirs, pub, n_pub) == CUZK_OK);
+    CHECK(verify2(&vk, &theirs, pub, n_pub) == CUZK_OK);
+    CHECK(verify2(&z.vk, &theirs, pub, n_pub) == CUZK_OK);
 
     /* Our proof verifies under snarkjs's vk.json. */
     cuzk_groth16_pk pk;
     CHECK(cuzk_groth16_pk_from_zkey(&pk, &z, 2, err) == CUZK_OK);
     cuzk_prove_timings t;
     CHECK_MSG(cuzk_groth16_prove(&ours, &pk, w.w, w.n, 2, 0, &t, err) == CUZK_OK, "%s", err);
-    CHECK(cuzk_groth16_verify(&vk, &ours, w.w + 1, 2) == CUZK_OK);
+    CHECK(verify2(&vk, &ours, w.w + 1, 2) == CUZK_OK);
     CHECK(t.total_ms > 0 && t.verify_ms > 0);
     /* Fresh randomness: a second proof differs and verifies too. */
     CHECK(cuzk_groth16_prove(&other, &pk, w.w, w.n, 1, 0, NULL, err) == CUZK_OK);
     CHECK(!cuzk_g1_affine_eq(&ours.a, &other.a));
-    CHECK(cuzk_groth16_verify(&vk, &other, w.w + 1, 2) == CUZK_OK);
+    CHECK(verify2(&vk, &other, w.w + 1, 2) == CUZK_OK);
 
     /* Tampering: a public input, each proof element, the input count. */
     cuzk_fr bad_pub[2] = {pub[0], pub[1]};
     cuzk_fr_add(&bad_pub[1], &bad_pub[1], &CUZK_FR_ONE);
-    CHECK(cuzk_groth16_verify(&vk, &ours, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
-    CHECK(cuzk_groth16_verify(&vk, &theirs, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(verify2(&vk, &ours, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(verify2(&vk, &theirs, bad_pub, 2) == CUZK_ERR_PROOF_INVALID);
     cuzk_proof tp = ours;
     cuzk_g1_affine_neg(&tp.a, &tp.a);
-    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(verify2(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
     tp = ours;
     tp.c = other.c;
-    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(verify2(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
     tp = ours;
     tp.b = theirs.b;
-    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
+    CHECK(verify2(&vk, &tp, pub, 2) == CUZK_ERR_PROOF_INVALID);
     tp = ours;
     cuzk_fp_add(&tp.a.y, &tp.a.y, &CUZK_FP_ONE); /* off the curve */
-    CHECK(cuzk_groth16_verify(&vk, &tp, pub, 2) == CUZK_ERR_NOT_ON_CURVE);
-    CHECK(cuzk_groth16_verify(&vk, &ours, pub, 1) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(verify2(&vk, &tp, pub, 2) == CUZK_ERR_NOT_ON_CURVE);
+    CHECK(verify2(&vk, &ours, pub, 1) == CUZK_ERR_INVALID_ARGUMENT);
 
     /* A witness that does not satisfy the circuit: refused, with no proof. */
     cuzk_fr *bad_w = malloc(w.n * sizeof *bad_w);

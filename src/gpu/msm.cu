@@ -455,9 +455,13 @@ extern "C" cuzk_status cuzk_gpu_msm_plan_timing(const cuzk_gpu_msm_plan *p,
 /* ------------------------------------------------------- start, finish -- */
 
 /* The windows of the call p->call over n scalars: the plan's, except for a
- * compacted sparse call on a plain plan, whose rest (a witness: ~1% of n)
- * is sorted and reduced with the window its bound chooses when that
- * geometry's arrays fit the plan's scratch. The plan's c is chosen for n
+ * compacted sparse call, whose rest (a witness: ~1% of n) is sorted and
+ * reduced with the plain windows its bound chooses when that geometry's
+ * arrays fit the plan's scratch. On a precomputed plan they read the
+ * table's first part (the points), so such a call no longer reduces the
+ * table's 2^(c-1) buckets for a few thousand entries: 2^20 31.5 -> 18.7
+ * ms a proof, 2^24 180.0 -> 150.2 (docs/perf.md, "Own windows for compact
+ * calls on precomputed plans"). The plan's c is chosen for n
  * (22 for porep-32g's 130 M variables), and the buckets of its windows
  * (12 x 2^21) cost ~30 ms of G1 reduction whatever the rest; its 1.43 M
  * rest gets c = 17, 15 x 2^16 buckets (msm_choose_c's cost model: 8.8e7
@@ -469,7 +473,7 @@ static void call_geometry(cuzk_gpu_msm_plan *p, size_t n)
     p->crg = p->rg;
     p->call_wb = p->win_batch;
     red_layout(p, &p->rg);
-    if (!p->call_compact || (p->flags & CUZK_GPU_MSM_PRECOMPUTE)) return;
+    if (!p->call_compact) return;
     unsigned c = msm_choose_c(p->call_bound);
     if (c >= p->g.c) return;
     msm_geom g;
