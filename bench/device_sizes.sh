@@ -9,6 +9,7 @@
 # Keys are made on the machine (cuzk compile; cuzk setup --no-matrices) in
 # WORK (default /tmp/cuzk_sizes) and removed after each size.
 set -u -o pipefail
+. "$(dirname "$0")/serve_start.sh"
 B=$1; SIZES=$2; RUNS=${3:-5}
 OUT=${OUT:-$PWD/sizes_out}; WORK=${WORK:-/tmp/cuzk_sizes}
 mkdir -p "$OUT" "$WORK"
@@ -32,13 +33,7 @@ for S in $SIZES; do
         mkdir -p "$D"
         printf '[engine]\nbackend = gpu\nwitness_workers = %s\n[circuit porep-32g]\nbuiltin = porep-32g\nsize = %s\nkey = %s\npce = %s\npreload = yes\n' \
             "${WITNESS_WORKERS:-8}" "${S/full/0}" "$K" "$P" >"$D/cuzk.conf"
-        "$B/cuzk" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon_$S.log" 2>&1 &
-        DPID=$!
-        for i in $(seq 1 240); do
-            [ -S "$D/cuzk.sock" ] && break
-            kill -0 $DPID 2>/dev/null || break
-            sleep 0.5
-        done
+        serve_start "$B/cuzk" "$D" "$OUT/daemon_$S.log" || say "size $S: the daemon did not start"
         A=unix:$D/cuzk.sock
         for seed in 3 4; do
             "$B/cuzk-bench" single porep-32g --addr "$A" --seed $seed --timeout 5m \

@@ -136,14 +136,8 @@ key = $K
 pce = $P
 preload = yes
 CONF
-    "$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon.log" 2>&1 &
-    DPID=$!
-    for i in $(seq 1 240); do
-        [ -S "$D/cuzk.sock" ] && break
-        kill -0 $DPID 2>/dev/null || break
-        sleep 0.5
-    done
-    [ -S "$D/cuzk.sock" ] || say "DAEMON DID NOT START: $(tail -3 "$OUT/daemon.log")"
+    . "$ROOT/bench/serve_start.sh"
+    serve_start "$CUZK" "$D" "$OUT/daemon.log" || say "DAEMON DID NOT START"
     A=unix:$D/cuzk.sock
     run job10_first "$BENCH" single porep-32g --addr "$A" --seed 3 --timeout ${JOB10_TIMEOUT:-5m}
     run job10 "$BENCH" single porep-32g --addr "$A" --seed 4 --timeout ${JOB10_TIMEOUT:-5m}

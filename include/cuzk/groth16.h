@@ -135,7 +135,7 @@ cuzk_status cuzk_groth16_verify(const cuzk_vk *vk, const cuzk_proof *proof, cons
  * time MSM on one thread) given, so that it allocates nothing: ws a G1 MSM
  * scratch for n_pub points or more and 1 thread, k room for n_pub scalars
  * (both borrowed). NULL and NULL allocate them per call, as
- * cuzk_groth16_verify does. A prover's self-check (src/prove/prove.c). */
+ * cuzk_groth16_verify does. */
 cuzk_status cuzk_groth16_verify_ws(const cuzk_vk *vk, const cuzk_proof *proof,
                                    const cuzk_fr *pub, size_t n_pub, cuzk_g1_msm_scratch *ws,
                                    cuzk_scalar *k);

@@ -14,8 +14,10 @@
  * streams side by side.
  *
  * Layout of the work. The sorted (key, point) entries are cut into streams
- * of a.len entries (a.len = MSM_AFF_LEN in msm.cu); thread t owns streams
- * t K .. t K + K - 1 (K = MSM_AFF_K), i.e. K a.len consecutive entries.
+ * of a.len entries (MSM_AFF_LEN, or fewer for short calls); thread t owns
+ * streams t K .. t K + K - 1 (K = a.streams: MSM_AFF_K, or fewer for calls
+ * too short to fill the device at one entry a stream; msm_impl.cuh,
+ * msm_aff_shape), i.e. K a.len consecutive entries.
  * Stream g is exactly a chunk of msm.cuh's scheme with chunk size a.len: it
  * sums each run of equal keys into one affine accumulator; a run that is a
  * whole bucket is stored into the bucket (XYZZ with ZZ = ZZZ = 1, the form
@@ -367,7 +369,8 @@ struct msm_aff_args {
     size_t m;                    /* entries: nwin * n */
     uint32_t sentinel;
     uint32_t len;                /* entries per stream (>= 1) */
-    uint32_t streams;            /* streams per thread: K of the accumulation */
+    uint32_t streams;            /* streams per thread, <= the kernel's K (fewer for
+                                    short calls: msm_aff_shape, msm_impl.cuh) */
     const uint4 *points;         /* affine, ec_aff<F>::U4 uint4 each */
     uint4 *buckets;              /* XYZZ, indexed by key */
     uint4 *pieces;               /* affine, 2 per stream; (0, 0) = infinity */
@@ -417,7 +420,8 @@ FF_INLINE void msm_aff_flush(const msm_aff_args &a, size_t g, uint32_t key,
     ec_store_aff<F>(a.pieces + (2 * g + (before ? 0 : 1)) * ec_aff<F>::U4, p);
 }
 
-/* Thread t: streams t K .. t K + K - 1 (see the header comment). Per step,
+/* Thread t: streams t S .. t S + S - 1 with S = a.streams <= K, the
+ * capacity of its state arrays (see the header comment). Per step,
  * phase 1 (streams in order) flushes finished runs, starts new ones and
  * multiplies each pending denominator into the running product, storing
  * the product before it; one inversion; phase 2 (streams in reverse)
@@ -427,17 +431,18 @@ FF_INLINE void msm_aff_flush(const msm_aff_args &a, size_t g, uint32_t key,
 template <class F, int K, unsigned M = 0>
 FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
 {
-    static_assert(K >= 1 && K <= 64, "stream masks are 64-bit"); /* K = a.streams */
+    static_assert(K >= 1 && K <= 64, "stream masks are 64-bit");
     static_assert(M < 64, "6 products"); /* M: the FP64 mask (msm_aff_fp64_mask) */
     typedef typename F::E E;
     constexpr int U = F::U4;
-    const size_t len = a.len, g0 = t * (size_t)K;
+    const int ns = (int)a.streams; /* 1 <= ns <= K: the host's promise */
+    const size_t len = a.len, g0 = t * (size_t)ns;
     if (g0 * len >= a.m) return;
     uint4 sx[K * U], sy[K * U], sp[K * U]; /* x, y, prefix product */
     uint32_t cur[K], pv[K];                /* current key, pending point */
     uint64_t live = 0, first = ~(uint64_t)0, done = 0;
 #pragma unroll 1
-    for (int s = 0; s < K; s++) {
+    for (int s = 0; s < ns; s++) {
         cur[s] = MSM_NO_KEY;
         if ((g0 + s) * len >= a.m) done |= (uint64_t)1 << s;
     }
@@ -447,7 +452,7 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
         E prod;
         F::set_one(prod);
 #pragma unroll 1
-        for (int s = 0; s < K; s++) {
+        for (int s = 0; s < ns; s++) {
             const uint64_t bit = (uint64_t)1 << s;
             if (done & bit) continue;
             const size_t gs = (g0 + s) * len, e = gs + j;
@@ -509,7 +514,7 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
         E inv;
         msm_aff_field<F>::inv(inv, prod);
 #pragma unroll 1
-        for (int s = K - 1; s >= 0; s--) {
+        for (int s = ns - 1; s >= 0; s--) {
             const uint64_t bit = (uint64_t)1 << s;
             if (!(pend & bit)) continue;
             E x1, y1, px, py, w, t1, lam;
@@ -540,7 +545,7 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
     }
     /* Streams that ran their whole length: the last run may go on. */
 #pragma unroll 1
-    for (int s = 0; s < K; s++) {
+    for (int s = 0; s < ns; s++) {
         const uint64_t bit = (uint64_t)1 << s;
         if ((done & bit) || cur[s] == MSM_NO_KEY) continue;
         const size_t gs = (g0 + s) * len, ge = gs + len;

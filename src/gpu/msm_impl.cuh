@@ -428,19 +428,28 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void 
 }
 
 
-/* Entries per stream for a call of m entries: MSM_AFF_LEN, halved while
- * the call's threads (m / (K len)) would not fill the device once at
- * MSM_AFF_FILL threads per SM (msm_plan.cuh). A short call, e.g. a sparse MSM's compacted
- * rest (21 M entries at full size: 82 blocks of 128 threads at len 32, on
- * 82 of the H200's 132 SMs; 122 k at 2^20: one block, 17 ms), otherwise
- * runs 2048 entries a thread on a few SMs. Shorter streams cut more runs
- * into pieces (the merge's mixed additions), which such calls' short runs
- * hardly have. Never more streams than the plan holds pieces for
+/* The shape of a call of m entries: entries per stream, MSM_AFF_LEN,
+ * halved while the call's threads (m / (K len)) would not fill the device
+ * once at MSM_AFF_FILL threads per SM (msm_plan.cuh); then, at one entry a
+ * stream, streams per thread K, MSM_AFF_K, halved likewise down to
+ * MSM_AFF_K_MIN. A short call, e.g. a sparse MSM's compacted rest (21 M
+ * entries at full size: 82 blocks of 128 threads at len 32, on 82 of the
+ * H200's 132 SMs; 122 k at 2^20: one block, 17 ms), otherwise runs 2048
+ * entries a thread on a few SMs. Shorter streams cut more runs into
+ * pieces (the merge's mixed additions), which such calls' short runs
+ * hardly have. At one entry a stream there are no affine additions left:
+ * every entry is a piece, and the merge's serial chain of 2 K pieces a
+ * thread is the time (0.70 ms for each G1 sparse rest at 2^20 and 2.19
+ * for G2's on 30 blocks, session 13's trace, against 0.14 and 0.21 for the
+ * accumulation), so fewer streams a thread there give shorter chains on
+ * more threads. Never more streams than the plan holds pieces for
  * (msm_aff_streams_held), nor more threads than it holds 2 XYZZ range
  * pieces for (one per MSM_CHUNK entries). */
-static size_t msm_aff_threads(size_t m, uint32_t len)
+#define MSM_AFF_K_MIN 4u
+
+static size_t msm_aff_threads(size_t m, uint32_t k, uint32_t len)
 {
-    return (m + (size_t)MSM_AFF_K * len - 1) / ((size_t)MSM_AFF_K * len);
+    return (m + (size_t)k * len - 1) / ((size_t)k * len);
 }
 
 /* Threads that fill the device once (MSM_AFF_FILL a SM). */
@@ -449,16 +458,22 @@ static size_t msm_fill_threads(const cuzk_gpu_msm_plan *p)
     return (size_t)(p->ctx->sm_count > 0 ? p->ctx->sm_count : 1) * MSM_AFF_FILL;
 }
 
-static uint32_t msm_aff_len(const cuzk_gpu_msm_plan *p, size_t m)
+static void msm_aff_shape(const cuzk_gpu_msm_plan *p, size_t m, uint32_t *len_out,
+                          uint32_t *k_out)
 {
     const size_t want = msm_fill_threads(p);
-    uint32_t len = MSM_AFF_LEN;
-    while (len > 1 && msm_aff_threads(m, len) < want) {
+    uint32_t len = MSM_AFF_LEN, k = MSM_AFF_K;
+    while (len > 1 && msm_aff_threads(m, k, len) < want) {
         uint32_t h = len / 2;
-        if ((m + h - 1) / h > p->aff_streams_max || msm_aff_threads(m, h) > p->nchunks_max) break;
+        if ((m + h - 1) / h > p->aff_streams_max || msm_aff_threads(m, k, h) > p->nchunks_max)
+            break;
         len = h;
     }
-    return len;
+    while (len == 1 && k > MSM_AFF_K_MIN && msm_aff_threads(m, k, 1) < want &&
+           msm_aff_threads(m, k / 2, 1) <= p->nchunks_max)
+        k /= 2;
+    *len_out = len;
+    *k_out = k;
 }
 
 template <class F>
@@ -470,13 +485,12 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     a.vals = x.vals;
     a.m = x.m;
     a.sentinel = x.sentinel;
-    a.len = msm_aff_len(p, x.m);
-    a.streams = MSM_AFF_K;
+    msm_aff_shape(p, x.m, &a.len, &a.streams);
     a.points = x.points;
     a.buckets = x.buckets;
     a.pieces = p->aff_pieces;
     a.tpieces = x.pieces;
-    size_t nthreads = msm_aff_threads(x.m, a.len);
+    size_t nthreads = msm_aff_threads(x.m, a.streams, a.len);
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
     /* The FP64 share: a kernel per share (0 on XYZZ plans, which do not
      * come here). */

@@ -25,7 +25,7 @@ static inline size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / 
 /* Streams whose pieces a plan of m entries holds: those of MSM_AFF_LEN, or
  * up to MSM_AFF_FILL_STREAMS (of one entry at least) when that is more, so
  * that a small plan's calls may take shorter streams and fill the device
- * (msm_aff_len in msm_impl.cuh): 2^22 streams are 2^16 threads of 64,
+ * (msm_aff_shape in msm_impl.cuh): 2^22 streams are 2^16 threads of 64,
  * MSM_AFF_FILL threads on 128 SMs (the H200 has 132); at most 0.8 GB of
  * G1 pieces (1.6 GB G2), none more above 2^27 entries (a plan of 2^24
  * points or more). */

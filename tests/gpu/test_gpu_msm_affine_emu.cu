@@ -182,7 +182,9 @@ static void aff_acc_k(const msm_aff_args &a, size_t t, int k)
     case 4: msm_aff_accumulate_thread<F, 4, M>(a, t); break;
     case 32: msm_aff_accumulate_thread<F, 32, M>(a, t); break;
     case 64: msm_aff_accumulate_thread<F, 64, M>(a, t); break;
-    default: CHECK_MSG(0, "no instance for K = %d", k); break;
+    /* Other counts run on the 64 instance with fewer streams (a.streams),
+     * as short calls do on the device (msm_aff_shape). */
+    default: msm_aff_accumulate_thread<F, 64, M>(a, t); break;
     }
 }
 
@@ -307,12 +309,14 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
     }
 }
 
-/* The first 7 use the integer multiplication only; the rest the FP64
- * shares, each share at the built K = 64 and stream length 32,
- * and some at shapes that put run boundaries on stream boundaries. */
+/* The first 7 use the integer multiplication only; the next 7 the FP64
+ * shares, each share at the built K = 64 and stream length 32, and some at
+ * shapes that put run boundaries on stream boundaries; the last 3 the
+ * 64-stream instance with fewer streams a thread (short calls' shape). */
 static const method METHODS[] = {{0, 0, 0},  {64, 32, 0}, {32, 32, 0}, {4, 3, 0}, {4, 1, 0},
                                  {1, 7, 0},  {64, 5, 0},  {64, 32, 1}, {64, 32, 2}, {64, 32, 3},
-                                 {64, 32, 4}, {4, 3, 3},  {4, 1, 4},  {1, 7, 2}};
+                                 {64, 32, 4}, {4, 3, 3},  {4, 1, 4},  {1, 7, 2},
+                                 {16, 1, 0},  {8, 1, 0},  {2, 4, 0}};
 #define NMETHODS (sizeof METHODS / sizeof METHODS[0])
 
 /* MSMs checked with an FP64 share. */
