@@ -446,6 +446,14 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void 
  * (msm_aff_streams_held), nor more threads than it holds 2 XYZZ range
  * pieces for (one per MSM_CHUNK entries). */
 #define MSM_AFF_K_MIN 4u
+/* ... but only for calls that would fill less than 1/MSM_AFF_SHORT of the
+ * device at MSM_AFF_K streams. Measured in the prover (H200, session 13):
+ * at 2^20 the sparse rests (3.8 k threads at K = 64) went to K = 4, and a
+ * proof 18.33 -> 16.37 ms (B2's stream was the longest); at 2^24 (49 k
+ * threads, K = 32) the sparse MSMs took SMs from H's accumulation, the
+ * proof's critical path, and a proof went 148.91 -> 149.91 ms, so calls
+ * that fill a quarter of the device keep K. */
+#define MSM_AFF_SHORT 4u
 
 static size_t msm_aff_threads(size_t m, uint32_t k, uint32_t len)
 {
@@ -469,9 +477,10 @@ static void msm_aff_shape(const cuzk_gpu_msm_plan *p, size_t m, uint32_t *len_ou
             break;
         len = h;
     }
-    while (len == 1 && k > MSM_AFF_K_MIN && msm_aff_threads(m, k, 1) < want &&
-           msm_aff_threads(m, k / 2, 1) <= p->nchunks_max)
-        k /= 2;
+    if (len == 1 && msm_aff_threads(m, k, 1) * MSM_AFF_SHORT < want)
+        while (k > MSM_AFF_K_MIN && msm_aff_threads(m, k, 1) < want &&
+               msm_aff_threads(m, k / 2, 1) <= p->nchunks_max)
+            k /= 2;
     *len_out = len;
     *k_out = k;
 }
