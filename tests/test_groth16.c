@@ -163,6 +163,27 @@ int main(void)
     cuzk_fp_add(&tp.a.y, &tp.a.y, &CUZK_FP_ONE); /* off the curve */
     CHECK(verify2(&vk, &tp, pub, 2) == CUZK_ERR_NOT_ON_CURVE);
     CHECK(verify2(&vk, &ours, pub, 1) == CUZK_ERR_INVALID_ARGUMENT);
+    {
+        /* The prepared check's NULL arguments. */
+        cuzk_vk_prepared *pvk = malloc(sizeof *pvk);
+        cuzk_verify_parts v;
+        cuzk_g1_jac x;
+        CHECK(pvk != NULL);
+        if (pvk) {
+            cuzk_vk_prepare(pvk, &vk);
+            CHECK(cuzk_groth16_vk_x(&x, &vk, pub, 2, NULL, NULL) == CUZK_OK);
+            CHECK(cuzk_groth16_vk_x(NULL, &vk, pub, 2, NULL, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_prepared(pvk, NULL, &x) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_prepared(NULL, &ours, &x) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_prepared(pvk, &ours, NULL) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_begin(&v, pvk, &x) == CUZK_OK);
+            CHECK(cuzk_groth16_verify_ab(&v, NULL, &ours.b) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_ab(&v, &ours.a, &ours.b) == CUZK_OK);
+            CHECK(cuzk_groth16_verify_end(&v, NULL, &ours.c) == CUZK_ERR_INVALID_ARGUMENT);
+            CHECK(cuzk_groth16_verify_end(&v, pvk, &ours.c) == CUZK_OK);
+            free(pvk);
+        }
+    }
 
     /* A witness that does not satisfy the circuit: refused, with no proof. */
     cuzk_fr *bad_w = malloc(w.n * sizeof *bad_w);

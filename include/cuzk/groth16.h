@@ -170,14 +170,15 @@ cuzk_status cuzk_groth16_verify_prepared(const cuzk_vk_prepared *pvk, const cuzk
  *   ab      A and B on the curve and in their subgroups; f *= MillerLoop(-A, B)
  *   end     C likewise; f *= MillerLoop(C, delta); CUZK_OK if
  *           final_exp(f) = e(alpha, beta)^-1
- * A part returns what cuzk_groth16_verify would for its points; after a
- * failed part the check is over. */
+ * A part returns what cuzk_groth16_verify would for its points
+ * (CUZK_ERR_INVALID_ARGUMENT for a NULL argument); after a failed part the
+ * check is over. */
 typedef struct {
     cuzk_fp12 f;
 } cuzk_verify_parts;
 
-void cuzk_groth16_verify_begin(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,
-                               const cuzk_g1_jac *vk_x);
+cuzk_status cuzk_groth16_verify_begin(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,
+                                      const cuzk_g1_jac *vk_x);
 cuzk_status cuzk_groth16_verify_ab(cuzk_verify_parts *v, const cuzk_g1_affine *a,
                                    const cuzk_g2_affine *b);
 cuzk_status cuzk_groth16_verify_end(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,

@@ -88,17 +88,20 @@ void cuzk_vk_prepare(cuzk_vk_prepared *r, const cuzk_vk *vk)
     cuzk_fp12_conj(&r->ab_inv, &r->ab_inv); /* GT is unitary: the inverse */
 }
 
-void cuzk_groth16_verify_begin(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,
-                               const cuzk_g1_jac *vk_x)
+cuzk_status cuzk_groth16_verify_begin(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,
+                                      const cuzk_g1_jac *vk_x)
 {
+    if (!v || !pvk || !vk_x) return CUZK_ERR_INVALID_ARGUMENT;
     cuzk_g1_affine x;
     cuzk_g1_to_affine(&x, vk_x);
     cuzk_miller_loop_prepared(&v->f, &x, &pvk->lines[0], 1);
+    return CUZK_OK;
 }
 
 cuzk_status cuzk_groth16_verify_ab(cuzk_verify_parts *v, const cuzk_g1_affine *a,
                                    const cuzk_g2_affine *b)
 {
+    if (!v || !a || !b) return CUZK_ERR_INVALID_ARGUMENT;
     cuzk_status s = check_g1(a);
     if (s == CUZK_OK) s = check_g2(b);
     if (s != CUZK_OK) return s;
@@ -113,6 +116,7 @@ cuzk_status cuzk_groth16_verify_ab(cuzk_verify_parts *v, const cuzk_g1_affine *a
 cuzk_status cuzk_groth16_verify_end(cuzk_verify_parts *v, const cuzk_vk_prepared *pvk,
                                     const cuzk_g1_affine *c)
 {
+    if (!v || !pvk || !c) return CUZK_ERR_INVALID_ARGUMENT;
     cuzk_status s = check_g1(c);
     if (s != CUZK_OK) return s;
     cuzk_fp12 g;
@@ -129,10 +133,10 @@ cuzk_status cuzk_groth16_verify_end(cuzk_verify_parts *v, const cuzk_vk_prepared
 cuzk_status cuzk_groth16_verify_prepared(const cuzk_vk_prepared *pvk, const cuzk_proof *proof,
                                          const cuzk_g1_jac *vk_x)
 {
-    if (!pvk || !proof || !vk_x) return CUZK_ERR_INVALID_ARGUMENT;
-    cuzk_status s;
+    if (!proof) return CUZK_ERR_INVALID_ARGUMENT;
     cuzk_verify_parts v;
-    cuzk_groth16_verify_begin(&v, pvk, vk_x);
-    if ((s = cuzk_groth16_verify_ab(&v, &proof->a, &proof->b)) != CUZK_OK) return s;
+    cuzk_status s = cuzk_groth16_verify_begin(&v, pvk, vk_x);
+    if (s == CUZK_OK) s = cuzk_groth16_verify_ab(&v, &proof->a, &proof->b);
+    if (s != CUZK_OK) return s;
     return cuzk_groth16_verify_end(&v, pvk, &proof->c);
 }

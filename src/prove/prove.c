@@ -616,7 +616,7 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
                          cuzk_strerror(s));
             goto fail;
         }
-        cuzk_groth16_verify_begin(&vp, ws->vkp, &vk_x);
+        vs = cuzk_groth16_verify_begin(&vp, ws->vkp, &vk_x);
         t->verify_ms = now_ms() - ts;
     }
 
@@ -627,7 +627,7 @@ cuzk_status cuzk_prove(cuzk_workspace *ws, const cuzk_prove_job *job, cuzk_prove
     cuzk_g2_add(&pb2, &pb2, &t2);
     cuzk_g2_to_affine(&res->proof.b, &pb2);
     t->assemble_ms += now_ms() - ts;
-    if (ws->vkp) {
+    if (ws->vkp && vs == CUZK_OK) {
         ts = now_ms();
         vs = cuzk_groth16_verify_ab(&vp, &res->proof.a, &res->proof.b);
         t->verify_ms += now_ms() - ts;
