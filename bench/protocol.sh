@@ -60,15 +60,12 @@ say() { echo "== $(date +%T) $*" | tee -a "$S"; }
     echo "size = ${WSIZE:-0}"
     echo "preload = yes"
 } >"$D/cuzk.conf"
-"$CUZK" serve --config "$D/cuzk.conf" --dir "$D" >"$OUT/daemon.log" 2>&1 &
-PID=$!
+. "$(dirname "$0")/serve_start.sh"
+serve_start "$CUZK" "$D" "$OUT/daemon.log" 600
+started=$?
+PID=$DPID
 trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null' EXIT
-for i in $(seq 1 1200); do
-    [ -S "$SOCK" ] && break
-    kill -0 $PID 2>/dev/null || { echo "protocol: the daemon exited:" >&2; tail -5 "$OUT/daemon.log" >&2; exit 1; }
-    sleep 0.5
-done
-[ -S "$SOCK" ] || { echo "protocol: no socket after 600 s" >&2; exit 1; }
+[ $started = 0 ] || exit 1
 # Preloads end before the first job's timeline matters: wait for both keys.
 "$BENCH" preload porep-32g --addr "$A" >/dev/null 2>&1
 "$BENCH" preload winning-32g --addr "$A" >/dev/null 2>&1

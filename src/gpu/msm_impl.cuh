@@ -442,17 +442,17 @@ static cuzk_status stage_input(cuzk_gpu_msm_plan *p, cudaStream_t s, const void 
  * thread is the time (0.70 ms for each G1 sparse rest at 2^20 and 2.19
  * for G2's on 30 blocks, session 13's trace, against 0.14 and 0.21 for the
  * accumulation), so fewer streams a thread there give shorter chains on
- * more threads. Never more streams than the plan holds pieces for
- * (msm_aff_streams_held), nor more threads than it holds 2 XYZZ range
- * pieces for (one per MSM_CHUNK entries). */
-#define MSM_AFF_K_MIN 4u
-/* ... but only for calls that would fill less than 1/MSM_AFF_SHORT of the
- * device at MSM_AFF_K streams. Measured in the prover (H200, session 13):
+ * more threads, but only for calls that would fill less than
+ * 1/MSM_AFF_SHORT of the device at MSM_AFF_K streams. Never more streams
+ * than the plan holds pieces for (msm_aff_streams_held), nor more threads
+ * than it holds 2 XYZZ range pieces for (one per MSM_CHUNK entries).
+ * MSM_AFF_SHORT, measured in the prover (H200, session 13):
  * at 2^20 the sparse rests (3.8 k threads at K = 64) went to K = 4, and a
  * proof 18.33 -> 16.37 ms (B2's stream was the longest); at 2^24 (49 k
  * threads, K = 32) the sparse MSMs took SMs from H's accumulation, the
  * proof's critical path, and a proof went 148.91 -> 149.91 ms, so calls
  * that fill a quarter of the device keep K. */
+#define MSM_AFF_K_MIN 4u
 #define MSM_AFF_SHORT 4u
 
 static size_t msm_aff_threads(size_t m, uint32_t k, uint32_t len)
