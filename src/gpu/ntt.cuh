@@ -82,6 +82,19 @@
 #define NTT_LDG(p) __ldg(p)
 #endif
 
+/* A basic-block boundary: a uniform branch on a condition that is never
+ * true but that the compiler cannot prove false. ptxas schedules within
+ * basic blocks, so this bounds how many multiplications it interleaves
+ * (and the registers they hold). Nothing in the host emulation. */
+#if defined(CUZK_FF_HOST_EMULATION) && !defined(__CUDA_ARCH__)
+#define NTT_BLOCK_FENCE(never) ((void)0)
+#else
+#define NTT_BLOCK_FENCE(never) \
+    do {                        \
+        if (never) __trap();    \
+    } while (0)
+#endif
+
 /* Hook for the host emulation (bank-conflict and ownership checks). */
 #ifndef NTT_SM_HOOK
 #define NTT_SM_HOOK(slot, write) ((void)0)
@@ -310,8 +323,9 @@ FF_INLINE const uint4 *ntt_full_at(const NttPass &p, uint32_t e)
  * by data, so a warp never diverges on it:
  *  - a round's body (the 2^(UB-1) = 4 butterflies of one stage): butterfly i
  *    is on the FP64 pipe iff bit i of ntt_f64_mask<F64>, so every stage of
- *    every thread issues both kinds side by side (independent, so the
- *    scheduler can feed both pipes from one warp);
+ *    every thread issues both kinds (each product still behind its own
+ *    twiddle-1 branch, so one at a time: unbranched, these kernels spill
+ *    250-400 bytes at the 128-register cap; ntt_stages);
  *  - the load-side coset shift and the store phase (one element per
  *    iteration, one or two multiplications each): element j's are on the
  *    FP64 pipe iff bit (j mod 4) of the mask.
@@ -366,7 +380,8 @@ FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
  * SASS instructions (316 KiB, 10x the L1 instruction cache) and stalled on
  * instruction fetch more than on anything else (docs/perf.md, "GPU NTT").
  * So every loop that multiplies is rolled (#pragma unroll 1) with a body of
- * at most 4 multiplications, and each kernel (one per pass kind, flags as
+ * at most 4 multiplications (the last round's 3 stages, 5 products, are
+ * unrolled: ntt_stage_last), and each kernel (one per pass kind, flags as
  * template parameters) holds only its own phases: 2,528 .. 3,376
  * instructions, no spills, 15% faster at 2^27 (53.0 -> 44.8 ms on the
  * H200). Unrolling the store and coset loops by 2 (more ILP, 3,040 .. 4,336
@@ -433,6 +448,90 @@ FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, 
     }
 }
 
+/* The end of a stage: the butterflies' outputs become the registers. */
+template <int UB>
+FF_INLINE void ntt_regs_set(NttRegs<UB> &R, const uint32_t y[1 << UB][8])
+{
+#pragma unroll
+    for (int v = 0; v < (1 << UB); v++)
+#pragma unroll
+        for (int l = 0; l < 8; l++) R.x[v][l] = y[v][l];
+}
+
+/* A round's r stages on the thread's 2^UB elements (in registers). SKIP:
+ * a butterfly whose twiddle index j is 0 (twiddle 1) branches around its
+ * multiplication; otherwise every butterfly multiplies (by inner[0] = 1
+ * where j = 0: the same result). */
+template <int UB, int F64, bool SKIP>
+FF_INLINE void ntt_stages(const NttPass &p, int r, int gamma, int eg, int gp, uint32_t tbase,
+                          NttRegs<UB> &R)
+{
+    constexpr int NE = 1 << UB, NH = NE / 2;
+#pragma unroll 1
+    for (int s = 0; s < r; s++) {
+        /* u bit UB - 1 - s: t bit beta = gamma + UB - 1 - s, twiddle
+         * w_{2^(beta+1)}^j, j = t mod 2^beta = inner[j 2^(kt-1-beta)]. */
+        const int beta = gamma + UB - 1 - s;
+        const uint32_t bmask = (1u << beta) - 1;
+        int sh[UB - 1]; /* v bit b (b < UB - 1) is u bit sh[b] = (b - s) mod UB */
+#pragma unroll
+        for (int b = 0; b < UB - 1; b++) sh[b] = (UB + b - s) % UB;
+        uint32_t y[NE][8];
+#pragma unroll
+        for (int i = 0; i < NH; i++) {
+            uint32_t u = 0;
+#pragma unroll
+            for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
+            uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
+            uint32_t w[8], *d = y[2 * i + 1];
+            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+            /* Two products at a time: four in one block took ptxas past
+             * the 128-register cap (8-200 bytes of spills, 2^27 forward
+             * 41.26 ms); two fit without spills (40.67 ms). */
+            if (!SKIP && i == NH / 2) NTT_BLOCK_FENCE(p.nrounds > NTT_MAX_ROUNDS);
+            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
+            ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
+            /* i is a constant once unrolled: each butterfly has one pipe */
+            if (SKIP && !j) {
+            } else if ((ntt_f64_mask<F64>() >> i) & 1) {
+                ntt_mul<true>(d, d, w);
+            } else {
+                ntt_mul<false>(d, d, w);
+            }
+        }
+        ntt_regs_set(R, y);
+    }
+}
+
+/* Stage S of the last round (gamma = 0, r = UB), for the integer kernels:
+ * t's bits below the stage bit are the thread's own u bits, so the twiddle
+ * index j = u mod 2^beta is a constant once the loops are unrolled, and the
+ * stage holds only its multiplications that are not by 1 (3, 2 and 0 of
+ * the 4 for UB = 3), without branches, for the scheduler to interleave
+ * across stages. Same result as ntt_stages. */
+template <int UB, int S>
+FF_INLINE void ntt_stage_last(const NttPass &p, NttRegs<UB> &R)
+{
+    constexpr int NE = 1 << UB, NH = NE / 2, beta = UB - 1 - S;
+    uint32_t y[NE][8];
+#pragma unroll
+    for (int i = 0; i < NH; i++) {
+        uint32_t u = 0;
+#pragma unroll
+        for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << ((UB + b - S) % UB);
+        const uint32_t j = u & ((1u << beta) - 1);
+        uint32_t *d = y[2 * i + 1];
+        ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
+        ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
+        if (j) {
+            uint32_t w[8];
+            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+            ff_mul<NttF>(d, d, w);
+        }
+    }
+    ntt_regs_set(R, y);
+}
+
 /* Round q: read the thread's 2^UB elements and do the round's stages.
  *
  * The stages are one rolled loop whose body is the 2^(UB-1) butterflies
@@ -445,7 +544,7 @@ template <int KIND, int UB, int F64>
 FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
                                  const uint32_t *sm, NttRegs<UB> &R)
 {
-    constexpr int NE = 1 << UB, NH = NE / 2;
+    constexpr int NE = 1 << UB;
     static_assert(F64 == 0 || UB == 3, "FP64 shares: 8-element kernels only");
     const int r = p.rnd[q].r, gamma = p.rnd[q].gamma;
     const int eg = gamma < 0 ? -gamma : 0;  /* low u bits that are group bits */
@@ -473,42 +572,27 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
         ntt_sm_read(R.x[u], sm, p.tbits, ntt_slot<UB>(a));
     }
     const uint32_t tbase = R.abase >> p.gb;
-#pragma unroll 1
-    for (int s = 0; s < r; s++) {
-        /* u bit UB - 1 - s: t bit beta = gamma + UB - 1 - s, twiddle
-         * w_{2^(beta+1)}^j, j = t mod 2^beta = inner[j 2^(kt-1-beta)]; j = 0
-         * (twiddle 1, e.g. 7 of the 12 in a last radix-8 round) skips the
-         * multiplication. */
-        const int beta = gamma + UB - 1 - s;
-        const uint32_t bmask = (1u << beta) - 1;
-        int sh[UB - 1]; /* v bit b (b < UB - 1) is u bit sh[b] = (b - s) mod UB */
-#pragma unroll
-        for (int b = 0; b < UB - 1; b++) sh[b] = (UB + b - s) % UB;
-        uint32_t y[NE][8];
-#pragma unroll
-        for (int i = 0; i < NH; i++) {
-            uint32_t u = 0;
-#pragma unroll
-            for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
-            uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
-            uint32_t w[8], d[8];
-            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
-            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
-            ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
-            /* i is a constant once unrolled: each butterfly has one pipe */
-            if ((ntt_f64_mask<F64>() >> i) & 1) {
-                if (j) ntt_mul<true>(d, d, w);
-            } else if (j) {
-                ntt_mul<false>(d, d, w);
-            }
-#pragma unroll
-            for (int l = 0; l < 8; l++) y[2 * i + 1][l] = d[l];
+    /* Above the last round (gamma > 0) the twiddle index j takes thread
+     * bits, so the lanes of a warp differ and j = 0 for all 32 of them
+     * (the only case a branch could skip) almost never happens; there the
+     * stage multiplies by inner[0] = 1 instead of branching, which keeps a
+     * stage's 4 multiplications in one basic block for the scheduler to
+     * interleave (docs/perf.md, "Where the NTT's time goes"). In the last
+     * round j is the same in every lane and 7 of its 12 twiddles are 1:
+     * those stay skipped. */
+    if constexpr (UB == 3 && F64 == 0) {
+        if (gamma == 0) {
+            ntt_stage_last<UB, 0>(p, R);
+            ntt_stage_last<UB, 1>(p, R);
+            ntt_stage_last<UB, 2>(p, R);
+            return;
         }
-#pragma unroll
-        for (int v = 0; v < NE; v++)
-#pragma unroll
-            for (int l = 0; l < 8; l++) R.x[v][l] = y[v][l];
+        if (gamma > 0) {
+            ntt_stages<UB, F64, false>(p, r, gamma, eg, gp, tbase, R);
+            return;
+        }
     }
+    ntt_stages<UB, F64, true>(p, r, gamma, eg, gp, tbase, R);
 }
 
 /* Round q: write the elements back (the last round: to their output slots,
