@@ -534,12 +534,13 @@ FF_INLINE void ntt_stage_last(const NttPass &p, NttRegs<UB> &R)
 
 /* Round q: read the thread's 2^UB elements and do the round's stages.
  *
- * The stages are one rolled loop whose body is the 2^(UB-1) butterflies
- * (i, i + 2^(UB-1)) with the outputs of butterfly i placed at 2i and 2i+1 (a
- * Stockham step in registers): after s stages, register v holds the element
- * u whose bit (b - s) mod UB is bit b of v, so the next stage's pairs are
- * again (i, i + 2^(UB-1)), on u bit UB - 1 - s. Register indices stay
- * compile-time constants; the round's end maps v back to u when it writes. */
+ * A stage (ntt_stages, a rolled loop; ntt_stage_last, unrolled) is the
+ * 2^(UB-1) butterflies (i, i + 2^(UB-1)) with the outputs of butterfly i
+ * placed at 2i and 2i+1 (a Stockham step in registers): after s stages,
+ * register v holds the element u whose bit (b - s) mod UB is bit b of v, so
+ * the next stage's pairs are again (i, i + 2^(UB-1)), on u bit UB - 1 - s.
+ * Register indices stay compile-time constants; the round's end maps v back
+ * to u when it writes. */
 template <int KIND, int UB, int F64>
 FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uint32_t tid,
                                  const uint32_t *sm, NttRegs<UB> &R)
