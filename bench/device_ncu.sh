@@ -7,6 +7,7 @@
 # integer kernel, the FP64 one, the mixed ones).
 #   bench/device_ncu.sh BIN_DIR        BIN_DIR holds cuzk-bench; logs in $OUT
 #   PARTS="sass ntt field" (default all three); NTT_SIZES (default "24 27")
+#   Summary: python3 src/gpu/tools/ncu_sum.py $OUT/ncu_*.txt
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$1; OUT=${OUT:?set OUT}; PARTS=${PARTS:-sass ntt field}
