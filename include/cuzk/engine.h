@@ -546,7 +546,7 @@ typedef struct {
     unsigned device;       /* prove events */
     unsigned attempt;
     int stage;             /* CUZK_EV_STAGE: a cuzk_prove_stage */
-    double ms;             /* a duration where the kind has one */
+    double ms;             /* a duration where the kind has one, whole us */
     uint64_t value;        /* kind-specific */
     cuzk_status status;
     char circuit[CUZK_ENGINE_ID_LEN];

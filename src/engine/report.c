@@ -215,7 +215,9 @@ void cuzk__engine_event(cuzk_engine *e, cuzk_event_kind kind, const ejob *j, uns
     cuzk_event *ev = ev_start(e, kind, j, part, device);
     ev->attempt = attempt;
     ev->stage = stage;
-    ev->ms = ms;
+    /* Whole microseconds, as t_us: the log line prints ms=%.3f, so the log
+     * and the JSON timeline then carry the same value and analyse alike. */
+    ev->ms = (double)(int64_t)(ms * 1e3 + (ms < 0 ? -0.5 : 0.5)) / 1e3;
     ev->value = value;
     ev->status = st;
     pthread_mutex_unlock(&e->obs_mu);
