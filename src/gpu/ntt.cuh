@@ -492,11 +492,9 @@ FF_INLINE void ntt_stages(const NttPass &p, int r, int gamma, int eg, int gp, ui
             ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
             ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
             /* i is a constant once unrolled: each butterfly has one pipe */
-            if (SKIP && !j) {
-            } else if ((ntt_f64_mask<F64>() >> i) & 1) {
-                ntt_mul<true>(d, d, w);
-            } else {
-                ntt_mul<false>(d, d, w);
+            if (!SKIP || j) {
+                if ((ntt_f64_mask<F64>() >> i) & 1) ntt_mul<true>(d, d, w);
+                else ntt_mul<false>(d, d, w);
             }
         }
         ntt_regs_set(R, y);
