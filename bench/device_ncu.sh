@@ -6,7 +6,8 @@
 # two-level tables; FP64 share 2) and of the field loops (Fr and Fp: the
 # integer kernel, the FP64 one, the mixed ones).
 #   bench/device_ncu.sh BIN_DIR        BIN_DIR holds cuzk-bench; logs in $OUT
-#   PARTS="sass ntt field" (default all three); NTT_SIZES (default "24 27")
+#   PARTS="sass ntt field msm" (default the first three; msm: the G1 MSM's
+#   bucket accumulation, batch-affine and XYZZ); NTT_SIZES (default "24 27")
 #   Summary: python3 src/gpu/tools/ncu_sum.py $OUT/ncu_*.txt
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,5 +61,12 @@ if [[ " $PARTS " == *" field "* ]]; then
             prof ${k}_v$v CUZK_NTT_FP64=0
         done
     done
+fi
+if [[ " $PARTS " == *" msm "* ]]; then
+    # The bucket accumulation at G1 2^24 (c = 20): batch-affine and XYZZ;
+    # the first MSM's launch is skipped, the second one profiled.
+    SKIP=1; CNT=1; ARGS=(--msm 24 --msm-reps 2)
+    KRE=msm_aff_accumulate; ARGS+=(--affine); prof msm24_affine
+    KRE=msm_accumulate_kernel; ARGS=(--msm 24 --msm-reps 2); prof msm24_xyzz
 fi
 echo "device_ncu done $(date +%T)" >>"$L"

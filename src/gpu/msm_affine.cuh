@@ -262,14 +262,59 @@ FF_INLINE int msm_fp_inv(uint32_t r[12], const uint32_t a[12])
     return b;
 }
 
-/* The inversion of each coordinate field, and whether its multiplication
- * has an FP64 route (fp64 true: mul64, bit for bit F::mul). */
+/* G1's product and squaring as real calls (EC_NOINLINE, ec.cuh says how):
+ * the accumulation kernel then holds one copy of each instead of six
+ * inlined ones, 62 KB of code instead of 91, and its warps stall less on
+ * instruction fetch (Nsight: 2.55 of 10.6 cycles per instruction were
+ * no_instruction with them inlined). Measured on the H200: the G1
+ * accumulation -11% at 2^24 and 2^26 (docs/perf.md, "The accumulation's
+ * code"). -DMSM_AFF_CALL=0 inlines them again, to compare. */
+#ifndef MSM_AFF_CALL
+#define MSM_AFF_CALL 1
+#endif
+EC_NOINLINE EcFp::E msm_fp_mul_call(EcFp::E a, EcFp::E b)
+{
+    EcFp::E r;
+    EcFp::mul(r, a, b);
+    return r;
+}
+EC_NOINLINE EcFp::E msm_fp_sqr_call(EcFp::E a)
+{
+    EcFp::E r;
+    EcFp::sqr(r, a);
+    return r;
+}
+
+/* Per coordinate field: the integer product and squaring the accumulation
+ * uses, the inversion, whether the multiplication has an FP64 route (fp64
+ * true: mul64, bit for bit mul), and the accumulation kernel's minimum
+ * blocks per SM (its __launch_bounds__). */
 template <class F>
 struct msm_aff_field;
 
 template <>
 struct msm_aff_field<EcFp> {
     static constexpr bool fp64 = true;
+    /* 4 blocks of 128 threads: 128 registers. Uncapped, the calls' register
+     * convention takes 140 (3 blocks), and the accumulation gained 4.6%
+     * instead of 11% (12 bytes of spills capped). */
+    static constexpr int blocks = 4;
+    static FF_INLINE void mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
+    {
+#if MSM_AFF_CALL
+        r = msm_fp_mul_call(a, b);
+#else
+        EcFp::mul(r, a, b);
+#endif
+    }
+    static FF_INLINE void sqr(EcFp::E &r, const EcFp::E &a)
+    {
+#if MSM_AFF_CALL
+        r = msm_fp_sqr_call(a);
+#else
+        EcFp::sqr(r, a);
+#endif
+    }
     static FF_INLINE void inv(EcFp::E &r, const EcFp::E &a) { (void)msm_fp_inv(r.l, a.l); }
     static FF_INLINE void mul64(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
     {
@@ -301,6 +346,10 @@ EC_NOINLINE ec_fp2_e msm_fp2_mul64(ec_fp2_e a, ec_fp2_e b)
 template <>
 struct msm_aff_field<EcFp2> {
     static constexpr bool fp64 = true;
+    static constexpr int blocks = 1; /* 255 registers with or without a bound */
+    /* Already calls (ec_fp2_mul, ec_fp2_sqr). */
+    static FF_INLINE void mul(EcFp2::E &r, const EcFp2::E &a, const EcFp2::E &b) { EcFp2::mul(r, a, b); }
+    static FF_INLINE void sqr(EcFp2::E &r, const EcFp2::E &a) { EcFp2::sqr(r, a); }
     static FF_INLINE void mul64(EcFp2::E &r, const EcFp2::E &a, const EcFp2::E &b)
     {
         r = msm_fp2_mul64(a, b);
@@ -356,9 +405,9 @@ FF_INLINE void msm_aff_mul(typename F::E &r, const typename F::E &a, const typen
         static_assert(msm_aff_field<F>::fp64, "no FP64 route for this field");
         msm_aff_field<F>::mul64(r, a, b);
     } else if constexpr (I == 4) {
-        F::sqr(r, a);
+        msm_aff_field<F>::sqr(r, a);
     } else {
-        F::mul(r, a, b);
+        msm_aff_field<F>::mul(r, a, b);
     }
 }
 

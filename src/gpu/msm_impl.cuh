@@ -259,7 +259,7 @@ __global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_
 static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
 
 template <class F>
-__global__ void __launch_bounds__(MSM_AFF_BLOCK)
+__global__ void __launch_bounds__(MSM_AFF_BLOCK, msm_aff_field<F>::blocks)
     msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -268,7 +268,8 @@ __global__ void __launch_bounds__(MSM_AFF_BLOCK)
 }
 
 /* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
- * FP64 pipe. ptxas (sm_90, CUDA 13.0), G1: 124 registers without FP64
+ * FP64 pipe. ptxas (sm_90, CUDA 13.0; session 7, before G1's integer
+ * products became calls, MSM_AFF_CALL), G1: 124 registers without FP64
  * products (4 blocks per SM); shares 1-2 164, shares 3-4 168 (the FP64
  * product's samples and column sums), so 3 blocks, no spills. Capped at 128
  * registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to

@@ -311,12 +311,13 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
 
 /* The first 7 use the integer multiplication only; the next 7 the FP64
  * shares, each share at the built K = 64 and stream length 32, and some at
- * shapes that put run boundaries on stream boundaries; the last 3 the
- * 64-stream instance with fewer streams a thread (short calls' shape). */
+ * shapes that put run boundaries on stream boundaries; the last 5 the
+ * 64-stream instance with fewer streams a thread (short calls' shape, and
+ * two odd counts). */
 static const method METHODS[] = {{0, 0, 0},  {64, 32, 0}, {32, 32, 0}, {4, 3, 0}, {4, 1, 0},
                                  {1, 7, 0},  {64, 5, 0},  {64, 32, 1}, {64, 32, 2}, {64, 32, 3},
                                  {64, 32, 4}, {4, 3, 3},  {4, 1, 4},  {1, 7, 2},
-                                 {16, 1, 0},  {8, 1, 0},  {2, 4, 0}};
+                                 {16, 1, 0},  {8, 1, 0},  {2, 4, 0},  {3, 2, 0},  {5, 3, 0}};
 #define NMETHODS (sizeof METHODS / sizeof METHODS[0])
 
 /* MSMs checked with an FP64 share. */
