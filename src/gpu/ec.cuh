@@ -55,8 +55,10 @@ struct EcFp {
              : i == 6 ? 0x70525745u : i == 7 ? 0x77ce5853u : i == 8 ? 0xa256ec6du
              : i == 9 ? 0x5c071a97u : i == 10 ? 0xfa80e493u : 0x15f65ec3u;
     }
-    static FF_INLINE void mul(E &r, const E &a, const E &b) { ff_mul<FfFp>(r.l, a.l, b.l); }
-    static FF_INLINE void sqr(E &r, const E &a) { ff_sqr<FfFp>(r.l, a.l); }
+    /* The product and squaring: inlined, or real calls where EC_FP_CALL
+     * (below) says so. */
+    static FF_INLINE void mul(E &r, const E &a, const E &b);
+    static FF_INLINE void sqr(E &r, const E &a);
     static FF_INLINE void add(E &r, const E &a, const E &b) { ff_add<FfFp>(r.l, a.l, b.l); }
     static FF_INLINE void sub(E &r, const E &a, const E &b) { ff_sub<FfFp>(r.l, a.l, b.l); }
     static FF_INLINE void dbl(E &r, const E &a) { ff_add<FfFp>(r.l, a.l, a.l); }
@@ -114,12 +116,51 @@ struct ec_fp2_e {
  * real calls, by value (arguments and result travel in registers), and the
  * kernels of a source file share one copy of each. Static: every .cu that
  * includes this header (msm.cu, fixed.cu) has its own copy, and the host
- * symbols nvcc emits for each copy must not collide at link time. */
+ * symbols nvcc emits for each copy must not collide at link time. In the
+ * host emulation a unit may leave some of them unused. */
 #ifdef CUZK_FF_HOST_EMULATION
-#define EC_NOINLINE static __host__ __device__ __noinline__
+#define EC_NOINLINE static __attribute__((unused)) __host__ __device__ __noinline__
 #else
 #define EC_NOINLINE static __device__ __noinline__
 #endif
+
+/* G1's product and squaring as real calls, the same way: a G1 kernel that
+ * inlines them holds tens of copies of ~590 instructions each (147-454 KB
+ * of code) and stalls on instruction fetch (docs/perf.md, "The
+ * accumulation's code").
+ * msm_affine.cuh calls these in the batch-affine accumulation; EC_FP_CALL 1
+ * (a build define, default 0) makes every EcFp::mul and sqr of a unit one. */
+EC_NOINLINE EcFp::E ec_fp_mul_call(EcFp::E a, EcFp::E b)
+{
+    EcFp::E r;
+    ff_mul<FfFp>(r.l, a.l, b.l);
+    return r;
+}
+EC_NOINLINE EcFp::E ec_fp_sqr_call(EcFp::E a)
+{
+    EcFp::E r;
+    ff_sqr<FfFp>(r.l, a.l);
+    return r;
+}
+#ifndef EC_FP_CALL
+#define EC_FP_CALL 0
+#endif
+FF_INLINE void EcFp::mul(E &r, const E &a, const E &b)
+{
+#if EC_FP_CALL
+    r = ec_fp_mul_call(a, b);
+#else
+    ff_mul<FfFp>(r.l, a.l, b.l);
+#endif
+}
+FF_INLINE void EcFp::sqr(E &r, const E &a)
+{
+#if EC_FP_CALL
+    r = ec_fp_sqr_call(a);
+#else
+    ff_sqr<FfFp>(r.l, a.l);
+#endif
+}
 
 /* Karatsuba, 3 Fp M: (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u. */
 EC_NOINLINE ec_fp2_e ec_fp2_mul(ec_fp2_e a, ec_fp2_e b)

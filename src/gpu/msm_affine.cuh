@@ -262,9 +262,9 @@ FF_INLINE int msm_fp_inv(uint32_t r[12], const uint32_t a[12])
     return b;
 }
 
-/* G1's product and squaring as real calls (EC_NOINLINE, ec.cuh says why):
- * the accumulation kernel then holds one copy of each instead of six
- * inlined ones, 62 KB of code instead of 91, and its warps stall less on
+/* G1's product and squaring as real calls (ec_fp_mul_call, ec.cuh): the
+ * accumulation kernel then holds one copy of each instead of six inlined
+ * ones, 62 KB of code instead of 91, and its warps stall less on
  * instruction fetch (Nsight: 2.55 of 10.6 cycles per instruction were
  * no_instruction with them inlined). Measured on the H200: the G1
  * accumulation -11% at 2^24 and 2^26 (docs/perf.md, "The accumulation's
@@ -272,18 +272,6 @@ FF_INLINE int msm_fp_inv(uint32_t r[12], const uint32_t a[12])
 #ifndef MSM_AFF_CALL
 #define MSM_AFF_CALL 1
 #endif
-EC_NOINLINE EcFp::E msm_fp_mul_call(EcFp::E a, EcFp::E b)
-{
-    EcFp::E r;
-    EcFp::mul(r, a, b);
-    return r;
-}
-EC_NOINLINE EcFp::E msm_fp_sqr_call(EcFp::E a)
-{
-    EcFp::E r;
-    EcFp::sqr(r, a);
-    return r;
-}
 
 /* Per coordinate field: the integer product and squaring the accumulation
  * uses, the inversion, whether the multiplication has an FP64 route (fp64
@@ -302,7 +290,7 @@ struct msm_aff_field<EcFp> {
     static FF_INLINE void mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
     {
 #if MSM_AFF_CALL
-        r = msm_fp_mul_call(a, b);
+        r = ec_fp_mul_call(a, b);
 #else
         EcFp::mul(r, a, b);
 #endif
@@ -310,7 +298,7 @@ struct msm_aff_field<EcFp> {
     static FF_INLINE void sqr(EcFp::E &r, const EcFp::E &a)
     {
 #if MSM_AFF_CALL
-        r = msm_fp_sqr_call(a);
+        r = ec_fp_sqr_call(a);
 #else
         EcFp::sqr(r, a);
 #endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A benchmark build that differs from build-gpu in one GPU unit's defines:
+# compiles src/gpu/UNIT.cu with the extra flags, puts it into a copy of
+# libcuzk_gpu.a and links cuzk-bench against that copy. For A/B rows on the
+# device (bench/device_ntt_ab.sh, bench/device_msm_ab.sh) without a second
+# configured build tree.
+#   bench/build_variant.sh NAME UNIT [NVCC FLAGS...]
+#   e.g. bench/build_variant.sh p0one ntt -DCUZK_FR_P0ONE_STEPS
+# Output: build-var/NAME/cuzk-bench. build-gpu must be built first.
+set -eu -o pipefail
+NAME=$1 UNIT=$2
+shift 2
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build-gpu
+V=$ROOT/build-var/$NAME
+[ -f "$B/src/gpu/libcuzk_gpu.a" ] || { echo "build_variant: build build-gpu first" >&2; exit 1; }
+[ -f "$ROOT/src/gpu/$UNIT.cu" ] || { echo "build_variant: no src/gpu/$UNIT.cu" >&2; exit 1; }
+mkdir -p "$V"
+# The unit's flags exactly as CMake compiles it, plus the extra ones.
+FLAGS=$(sed -n 's/^CUDA_FLAGS = //p' "$B/src/gpu/CMakeFiles/cuzk_gpu.dir/flags.make")
+# shellcheck disable=SC2086 # FLAGS are words
+(cd "$B/src/gpu" && nvcc -forward-unknown-to-host-compiler \
+    --options-file CMakeFiles/cuzk_gpu.dir/includes_CUDA.rsp $FLAGS "$@" \
+    -x cu -c "$ROOT/src/gpu/$UNIT.cu" -o "$V/$UNIT.cu.o")
+cp "$B/src/gpu/libcuzk_gpu.a" "$V/libcuzk_gpu.a"
+ar r "$V/libcuzk_gpu.a" "$V/$UNIT.cu.o"
+# cuzk-bench's link line with the library copy in place of build-gpu's.
+sed "s#src/gpu/libcuzk_gpu.a#$V/libcuzk_gpu.a#" "$B/CMakeFiles/cuzk-bench.dir/linkLibs.rsp" \
+    >"$V/linkLibs.rsp"
+(cd "$B" && g++ @CMakeFiles/cuzk-bench.dir/objects1 -o "$V/cuzk-bench" @"$V/linkLibs.rsp" \
+    -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
+echo "build_variant: $V/cuzk-bench ($UNIT.cu $*)"
