@@ -285,8 +285,13 @@ struct msm_aff_field<EcFp> {
     static constexpr bool fp64 = true;
     /* 4 blocks of 128 threads: 128 registers (12 bytes of spills). Uncapped,
      * the calls' register convention takes 140 (3 blocks a SM), and the
-     * accumulation gained 0-7% instead of 10-12%. */
-    static constexpr int blocks = 4;
+     * accumulation gained 0-7% instead of 10-12%; 5 blocks (96 registers,
+     * 288 bytes of spills) made it 8-11% slower (H200). A build define, to
+     * compare. */
+#ifndef MSM_AFF_G1_BLOCKS
+#define MSM_AFF_G1_BLOCKS 4
+#endif
+    static constexpr int blocks = MSM_AFF_G1_BLOCKS;
     static FF_INLINE void mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
     {
 #if MSM_AFF_CALL

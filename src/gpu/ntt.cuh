@@ -401,7 +401,10 @@ FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
  * instructions, no spills, 15% faster at 2^27 (53.0 -> 44.8 ms on the
  * H200). Unrolling the store and coset loops by 2 (more ILP, 3,040 .. 4,336
  * instructions) measured the same, so they stay rolled. Loops that only
- * move data stay unrolled (more loads in flight, little code). */
+ * move data stay unrolled (more loads in flight, little code). The
+ * unbranched stages and the unrolled last round (session 14) took the 8-
+ * element kernels to 89-102 KB of code; unrolling the other 3-stage rounds
+ * too (NTT_UNROLL_R3, 144-158 KB) was level (docs/perf.md). */
 
 /* Pass flags (template parameter FL of the phases and the kernel). */
 enum {
