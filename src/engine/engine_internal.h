@@ -57,6 +57,9 @@ typedef struct {
     uint32_t n_vars, n_public;
     unsigned log_domain;
     cuzk_vk vk;          /* always held (even COLD): verification, export */
+    /* vk prepared for the self-check (owned): made by the finalizer at its
+     * first check of this circuit, and only the finalizer reads it. */
+    cuzk_vk_prepared *pvk;
     cuzk_groth16_pk pk;  /* valid when loaded */
     int loaded, loading;
     cuzk_pce pce;
