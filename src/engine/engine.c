@@ -331,7 +331,6 @@ static void circ_free(cuzk_engine *e, ecirc *c)
     cuzk_groth16_pk_free(&c->pk);
     if (c->has_pce) cuzk_pce_free(&c->pce);
     cuzk_vk_free(&c->vk);
-    free(c->pvk);
     if (c->ws_free)
         for (unsigned d = 0; d < e->n_devices; d++) free(c->ws_free[d]);
     free(c->ws_free);
@@ -2160,15 +2159,13 @@ static void cpu_lane_start(cuzk_engine *e)
  * Finalizer thread only, outside mu. */
 static cuzk_status final_verify(ecirc *c, const epart *p)
 {
-    if (!c->pvk) {
-        cuzk_vk_prepared *pvk = malloc(sizeof *pvk);
-        if (!pvk) return cuzk_groth16_verify(&c->vk, &p->proof, p->pub, c->n_public);
-        cuzk_vk_prepare(pvk, &c->vk);
-        c->pvk = pvk;
+    if (!c->pvk_ready) {
+        cuzk_vk_prepare(&c->pvk, &c->vk);
+        c->pvk_ready = 1;
     }
     cuzk_g1_jac vk_x;
     cuzk_status s = cuzk_groth16_vk_x(&vk_x, &c->vk, p->pub, c->n_public, NULL, NULL);
-    return s == CUZK_OK ? cuzk_groth16_verify_prepared(c->pvk, &p->proof, &vk_x) : s;
+    return s == CUZK_OK ? cuzk_groth16_verify_prepared(&c->pvk, &p->proof, &vk_x) : s;
 }
 
 static void *final_main(void *arg)
@@ -2631,7 +2628,6 @@ void cuzk_engine_destroy(cuzk_engine *e)
         cuzk_groth16_pk_free(&c->pk);
         if (c->has_pce) cuzk_pce_free(&c->pce);
         cuzk_vk_free(&c->vk);
-        free(c->pvk);
         free(c);
     }
     free(e->circ);

@@ -57,9 +57,11 @@ typedef struct {
     uint32_t n_vars, n_public;
     unsigned log_domain;
     cuzk_vk vk;          /* always held (even COLD): verification, export */
-    /* vk prepared for the self-check (owned): made by the finalizer at its
-     * first check of this circuit, and only the finalizer reads it. */
-    cuzk_vk_prepared *pvk;
+    /* vk prepared for the self-check (~40 KB): made by the finalizer at its
+     * first check of this circuit (pvk_ready), and only the finalizer reads
+     * it. */
+    cuzk_vk_prepared pvk;
+    int pvk_ready;
     cuzk_groth16_pk pk;  /* valid when loaded */
     int loaded, loading;
     cuzk_pce pce;

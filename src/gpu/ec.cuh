@@ -127,9 +127,8 @@ struct ec_fp2_e {
 /* G1's product and squaring as real calls, the same way: a G1 kernel that
  * inlines them holds tens of copies of ~590 instructions each (147-454 KB
  * of code) and stalls on instruction fetch (docs/perf.md, "The
- * accumulation's code").
- * msm_affine.cuh calls these in the batch-affine accumulation; EC_FP_CALL 1
- * (a build define, default 0) makes every EcFp::mul and sqr of a unit one. */
+ * accumulation's code"). EC_FP_CALL 1 (a build define, default 0; on in
+ * msm_g1.cu) makes every EcFp::mul and sqr of a unit such a call. */
 EC_NOINLINE EcFp::E ec_fp_mul_call(EcFp::E a, EcFp::E b)
 {
     EcFp::E r;

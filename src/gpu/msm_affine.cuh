@@ -262,17 +262,6 @@ FF_INLINE int msm_fp_inv(uint32_t r[12], const uint32_t a[12])
     return b;
 }
 
-/* G1's product and squaring as real calls (ec_fp_mul_call, ec.cuh): the
- * accumulation kernel then holds one copy of each instead of six inlined
- * ones, 62 KB of code instead of 91, and its warps stall less on
- * instruction fetch (Nsight: 2.55 of 10.6 cycles per instruction were
- * no_instruction with them inlined). Measured on the H200: the G1
- * accumulation -11% at 2^24 and 2^26 (docs/perf.md, "The accumulation's
- * code"). -DMSM_AFF_CALL=0 inlines them again, to compare. */
-#ifndef MSM_AFF_CALL
-#define MSM_AFF_CALL 1
-#endif
-
 /* Per coordinate field: the integer product and squaring the accumulation
  * uses, the inversion, whether the multiplication has an FP64 route (fp64
  * true: mul64, bit for bit mul), and the accumulation kernel's minimum
@@ -283,31 +272,16 @@ struct msm_aff_field;
 template <>
 struct msm_aff_field<EcFp> {
     static constexpr bool fp64 = true;
-    /* 4 blocks of 128 threads: 128 registers (12 bytes of spills). Uncapped,
-     * the calls' register convention takes 140 (3 blocks a SM), and the
-     * accumulation gained 0-7% instead of 10-12%; 5 blocks (96 registers,
-     * 288 bytes of spills) made it 8-11% slower (H200). A build define, to
-     * compare. */
-#ifndef MSM_AFF_G1_BLOCKS
-#define MSM_AFF_G1_BLOCKS 4
-#endif
-    static constexpr int blocks = MSM_AFF_G1_BLOCKS;
-    static FF_INLINE void mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
-    {
-#if MSM_AFF_CALL
-        r = ec_fp_mul_call(a, b);
-#else
-        EcFp::mul(r, a, b);
-#endif
-    }
-    static FF_INLINE void sqr(EcFp::E &r, const EcFp::E &a)
-    {
-#if MSM_AFF_CALL
-        r = ec_fp_sqr_call(a);
-#else
-        EcFp::sqr(r, a);
-#endif
-    }
+    /* 4 blocks of 128 threads: 128 registers (12 bytes of spills) with the
+     * products as calls (EC_FP_CALL, on in msm_g1.cu: the accumulation's
+     * code 91 -> 62 KB and -11% on the H200, docs/perf.md, "The
+     * accumulation's code"). Uncapped, the calls' register convention
+     * takes 140 (3 blocks a SM), and the accumulation gained 0-7% instead
+     * of 10-12%; 5 blocks (96 registers, 288 bytes of spills) made it
+     * 8-11% slower (session 16). */
+    static constexpr int blocks = 4;
+    static FF_INLINE void mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b) { EcFp::mul(r, a, b); }
+    static FF_INLINE void sqr(EcFp::E &r, const EcFp::E &a) { EcFp::sqr(r, a); }
     static FF_INLINE void inv(EcFp::E &r, const EcFp::E &a) { (void)msm_fp_inv(r.l, a.l); }
     static FF_INLINE void mul64(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
     {

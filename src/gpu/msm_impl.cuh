@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(MSM_AFF_BLOCK, msm_aff_field<F>::blocks)
 
 /* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
  * FP64 pipe. ptxas (sm_90, CUDA 13.0; session 7, before G1's integer
- * products became calls, MSM_AFF_CALL), G1: 124 registers without FP64
+ * products became calls, EC_FP_CALL), G1: 124 registers without FP64
  * products (4 blocks per SM); shares 1-2 164, shares 3-4 168 (the FP64
  * product's samples and column sums), so 3 blocks, no spills. Capped at 128
  * registers (-DMSM_AFF_FP64_BLOCKS=4: 4 blocks) they spill 96 (share 2) to

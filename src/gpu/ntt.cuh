@@ -353,13 +353,6 @@ FF_INLINE constexpr uint32_t ntt_f64_mask()
 #define NTT_F64_UNBRANCHED(f64) ((f64) == 0)
 #endif
 
-/* 1: a round of three stages above the last round unrolled (no register
- * moves between its stages; 144-158 KB of code a kernel instead of
- * 89-102); a build define, to compare. */
-#ifndef NTT_UNROLL_R3
-#define NTT_UNROLL_R3 0
-#endif
-
 /* r = a b (Montgomery) on the FP64 pipe (FP64 true) or the IMAD pipe. */
 template <bool FP64>
 FF_INLINE void ntt_mul(uint32_t r[8], const uint32_t a[8], const uint32_t b[8])
@@ -405,7 +398,7 @@ FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
  * move data stay unrolled (more loads in flight, little code). The
  * unbranched stages and the unrolled last round (session 14) took the 8-
  * element kernels to 89-102 KB of code; unrolling the other 3-stage rounds
- * too (NTT_UNROLL_R3, 144-158 KB) was level (docs/perf.md). */
+ * too (144-158 KB, session 16) was level (docs/perf.md). */
 
 /* Pass flags (template parameter FL of the phases and the kernel). */
 enum {
@@ -477,53 +470,47 @@ FF_INLINE void ntt_regs_set(NttRegs<UB> &R, const uint32_t y[1 << UB][8])
         for (int l = 0; l < 8; l++) R.x[v][l] = y[v][l];
 }
 
-/* Stage s of a round on the thread's 2^UB elements (in registers);
- * ntt_stages below runs a round's r stages in a rolled loop. SKIP:
+/* A round's r stages on the thread's 2^UB elements (in registers). SKIP:
  * a butterfly whose twiddle index j is 0 (twiddle 1) branches around its
  * multiplication; otherwise every butterfly multiplies (by inner[0] = 1
  * where j = 0: the same result). */
 template <int UB, int F64, bool SKIP>
-FF_INLINE void ntt_stage(const NttPass &p, int s, int gamma, int eg, int gp, uint32_t tbase,
-                         NttRegs<UB> &R)
-{
-    constexpr int NE = 1 << UB, NH = NE / 2;
-    /* u bit UB - 1 - s: t bit beta = gamma + UB - 1 - s, twiddle
-     * w_{2^(beta+1)}^j, j = t mod 2^beta = inner[j 2^(kt-1-beta)]. */
-    const int beta = gamma + UB - 1 - s;
-    const uint32_t bmask = (1u << beta) - 1;
-    int sh[UB - 1]; /* v bit b (b < UB - 1) is u bit sh[b] = (b - s) mod UB */
-#pragma unroll
-    for (int b = 0; b < UB - 1; b++) sh[b] = (UB + b - s) % UB;
-    uint32_t y[NE][8];
-#pragma unroll
-    for (int i = 0; i < NH; i++) {
-        uint32_t u = 0;
-#pragma unroll
-        for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
-        uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
-        uint32_t w[8], *d = y[2 * i + 1];
-        ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
-        /* Two products at a time: four in one block took ptxas past
-         * the 128-register cap (8-200 bytes of spills, 2^27 forward
-         * 41.26 ms); two fit without spills (40.67 ms). */
-        if (!SKIP && i == NH / 2) NTT_BLOCK_FENCE(p.nrounds > NTT_MAX_ROUNDS);
-        ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
-        ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
-        /* i is a constant once unrolled: each butterfly has one pipe */
-        if (!SKIP || j) {
-            if ((ntt_f64_mask<F64>() >> i) & 1) ntt_mul<true>(d, d, w);
-            else ntt_mul<false>(d, d, w);
-        }
-    }
-    ntt_regs_set(R, y);
-}
-
-template <int UB, int F64, bool SKIP>
 FF_INLINE void ntt_stages(const NttPass &p, int r, int gamma, int eg, int gp, uint32_t tbase,
                           NttRegs<UB> &R)
 {
+    constexpr int NE = 1 << UB, NH = NE / 2;
 #pragma unroll 1
-    for (int s = 0; s < r; s++) ntt_stage<UB, F64, SKIP>(p, s, gamma, eg, gp, tbase, R);
+    for (int s = 0; s < r; s++) {
+        /* u bit UB - 1 - s: t bit beta = gamma + UB - 1 - s, twiddle
+         * w_{2^(beta+1)}^j, j = t mod 2^beta = inner[j 2^(kt-1-beta)]. */
+        const int beta = gamma + UB - 1 - s;
+        const uint32_t bmask = (1u << beta) - 1;
+        int sh[UB - 1]; /* v bit b (b < UB - 1) is u bit sh[b] = (b - s) mod UB */
+#pragma unroll
+        for (int b = 0; b < UB - 1; b++) sh[b] = (UB + b - s) % UB;
+        uint32_t y[NE][8];
+#pragma unroll
+        for (int i = 0; i < NH; i++) {
+            uint32_t u = 0;
+#pragma unroll
+            for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
+            uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
+            uint32_t w[8], *d = y[2 * i + 1];
+            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+            /* Two products at a time: four in one block took ptxas past
+             * the 128-register cap (8-200 bytes of spills, 2^27 forward
+             * 41.26 ms); two fit without spills (40.67 ms). */
+            if (!SKIP && i == NH / 2) NTT_BLOCK_FENCE(p.nrounds > NTT_MAX_ROUNDS);
+            ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
+            ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
+            /* i is a constant once unrolled: each butterfly has one pipe */
+            if (!SKIP || j) {
+                if ((ntt_f64_mask<F64>() >> i) & 1) ntt_mul<true>(d, d, w);
+                else ntt_mul<false>(d, d, w);
+            }
+        }
+        ntt_regs_set(R, y);
+    }
 }
 
 /* Stage S of the last round (gamma = 0, r = UB), for the integer kernels:
@@ -612,14 +599,6 @@ FF_INLINE void ntt_round_compute(const NttPass &p, int q, const NttBlock &B, uin
             return;
         }
         if (gamma > 0) {
-#if NTT_UNROLL_R3
-            if (r == UB) {
-                ntt_stage<UB, F64, false>(p, 0, gamma, eg, gp, tbase, R);
-                ntt_stage<UB, F64, false>(p, 1, gamma, eg, gp, tbase, R);
-                ntt_stage<UB, F64, false>(p, 2, gamma, eg, gp, tbase, R);
-                return;
-            }
-#endif
             ntt_stages<UB, F64, false>(p, r, gamma, eg, gp, tbase, R);
             return;
         }
