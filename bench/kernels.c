@@ -935,7 +935,8 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
                      int nsizes, unsigned reps, cuzk_roots roots)
 {
     static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
-    static const char *tw_names[3] = {"2lvl", "full", "pos"}; /* info.full_twiddles */
+    /* info.full_twiddles, + 3 with the coset table */
+    static const char *tw_names[6] = {"2lvl", "full", "pos", "2lvl+g", "full+g", "pos+g"};
     unsigned maxlog = 0;
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > maxlog) maxlog = sizes[i];
@@ -957,15 +958,18 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
      * CUZK_NTT_FULL_TW "1": pass 1's twiddles from a full n-entry table,
      * "2": from a positional one (forward transforms; the inverse ones on
      * two levels), "0" (the default, also unset or empty): from two small
-     * ones (domain creation rejects other values). */
+     * ones; plus 4: the coset table too (domain creation rejects other
+     * values). */
     const char *var = getenv("CUZK_NTT_VARIANT"), *f64v = getenv("CUZK_NTT_FP64"),
                *ftw = getenv("CUZK_NTT_FULL_TW");
     unsigned ept = var && *var ? (unsigned)atoi(var) : 0;
     unsigned f64 = f64v && *f64v ? (unsigned)atoi(f64v) : 0;
     unsigned full = ftw && *ftw ? (unsigned)atoi(ftw) : 0;
     /* The pool: the domains' tables (a full or positional table: n
-     * elements) and 2 arrays of the largest size. */
-    st = bench_ctx(&ctx, device, (full ? 3 : 2) * nmax * sizeof(cuzk_fr) + ((size_t)64 << 20));
+     * elements; the coset table n + 1) and 2 arrays of the largest size. */
+    st = bench_ctx(&ctx, device,
+                   (2 + ((full & 3) != 0) + ((full & 4) != 0)) * nmax * sizeof(cuzk_fr) +
+                       ((size_t)64 << 20));
     if (st != CUZK_OK) {
         fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), gerr);
         goto done;
@@ -977,8 +981,8 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
            "slots per multiplication\n");
     printf("(ept: elements per thread of the pass kernels, CUZK_NTT_VARIANT; f64: FP64 share of "
            "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from two "
-           "levels, a full table or a positional one, CUZK_NTT_FULL_TW)\n");
-    printf("%-5s %-9s %-8s %3s %3s %4s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
+           "levels, a full table or a positional one, +g: and the coset table; CUZK_NTT_FULL_TW)\n");
+    printf("%-5s %-9s %-8s %3s %3s %6s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
            "kind", "split", "ept", "f64", "tw", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps",
            "floor", "x floor", "pipe", "x pipe", "sppark", "check");
     rc = 0;
@@ -1023,9 +1027,9 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
             snprintf(split, sizeof split, "%d+%d+%d", info.k1, info.k2, info.k1);
             double sp = kind == 0 ? sppark_ntt_ms(L) : 0;
             if (sp > 0) snprintf(spb, sizeof spb, "%.3f", sp);
-            printf("%-5u %-9s %-8s %3d %1d/4 %4s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f "
+            printf("%-5u %-9s %-8s %3d %1d/4 %6s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f "
                    "%7s %s\n", L, kind_names[kind], split, info.elems_per_thread, info.fp64_share,
-                   tw_names[info.full_twiddles], info.regs, info.blocks_per_sm[0], med,
+                   tw_names[info.full_twiddles + 3 * info.coset_table], info.regs, info.blocks_per_sm[0], med,
                    ms[0], gbs,
                    floor_ms, med / floor_ms, pipe_ms, med / pipe_ms, spb, ok ? "ok" : "MISMATCH");
             fflush(stdout);
@@ -1090,10 +1094,11 @@ static void usage(FILE *f)
             "  [--ntt-reps 9] [--snarkjs]; --ntt: NTT rows only, --no-ntt: none.\n"
             "  Environment: CUZK_NTT_VARIANT=8|4 (elements per thread of the NTT's pass\n"
             "  kernels), CUZK_NTT_FP64=0..4 (quarters of their multiplications on the\n"
-            "  FP64 pipe; above 0 only with 8 elements per thread), CUZK_NTT_FULL_TW=0|1|2\n"
+            "  FP64 pipe; above 0 only with 8 elements per thread), CUZK_NTT_FULL_TW=N\n"
             "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
             "  memory; 2: from a positional one, as large, read like the data, for the\n"
-            "  forward transforms; only with CUZK_NTT_FP64=0).\n");
+            "  forward transforms; plus 4: the coset table too, as large, for the coset\n"
+            "  transforms' shifts; only with CUZK_NTT_FP64=0).\n");
 }
 
 int bench_kernels(int argc, char **argv)

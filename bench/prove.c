@@ -281,9 +281,10 @@ int bench_prove(int argc, char **argv)
             if (i + 1 < argc && argv[i + 1][0] != '-') {
                 char *end;
                 unsigned long v = strtoul(argv[++i], &end, 10);
-                if (end == argv[i] || *end || v > 2) {
+                if (end == argv[i] || *end || (v & ~4ul) > 2) {
                     fprintf(stderr, "cuzk-bench prove: --gpu-ntt-full-tw expects 0, 1 (full "
-                                    "table) or 2 (positional table), not '%s'\n", argv[i]);
+                                    "table) or 2 (positional table), plus 4 for the coset "
+                                    "table, not '%s'\n", argv[i]);
                     return 2;
                 }
                 full_tw = (unsigned)v;
@@ -306,7 +307,7 @@ int bench_prove(int argc, char **argv)
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
                    "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
-                   "                        [--gpu-ntt-full-tw [0|1|2]]\n"
+                   "                        [--gpu-ntt-full-tw [0|1|2|4|5|6]]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -318,10 +319,12 @@ int bench_prove(int argc, char **argv)
                    "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
-                   "--gpu-ntt-full-tw [0|1|2]: the NTTs' pass 1 twiddles from a full table\n"
+                   "--gpu-ntt-full-tw N: the NTTs' pass 1 twiddles from a full table\n"
                    "(n x 32 B; 1, also without the flag, where the pool has room after the\n"
                    "MSMs' upgrades), a positional one (2: as large, read like the data,\n"
-                   "forward transforms only), or two small tables (0).\n"
+                   "forward transforms only), or two small tables (0); plus 4: the coset\n"
+                   "table too (n x 32 B more; one multiplication less an element in the\n"
+                   "coset transforms' shifts).\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"

@@ -1199,8 +1199,20 @@ static void test_store_thread(void)
     int ex = 0;
     CHECK(cuzk_engine_submit(e, &rq, &again, &ex, err) == CUZK_OK && ex && again == late);
     expect(e, late, CUZK_JOB_DONE);
+    /* The store thread wakes a job's waiters before it counts the group
+     * it committed: wait (up to 10 s) for its counters to reach the
+     * batches seen here. */
     cuzk_engine_status st;
-    CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+    for (int k = 0;; k++) {
+        CHECK(cuzk_engine_status_get(e, &st) == CUZK_OK);
+        pthread_mutex_lock(&sgate.mu);
+        size_t ops = sgate.ops;
+        pthread_mutex_unlock(&sgate.mu);
+        if (st.store_ops >= ops || k >= 10000) break;
+        cuzk_engine_status_free(&st);
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
     /* 6 ends and the leases of the jobs a witness worker took (job 1, and
      * up to the ready capacity more), grouped: the held first call made
      * the rest gather. */

@@ -161,9 +161,10 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
                cfg->gpu_msm_fp64);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
-    if (e->cfg.gpu_ntt_full_twiddles > 2) {
+    if ((e->cfg.gpu_ntt_full_twiddles & ~4u) > 2) {
         free(e);
-        seterr(err, "gpu_ntt_full_twiddles %u: 0..2", cfg->gpu_ntt_full_twiddles);
+        seterr(err, "gpu_ntt_full_twiddles %u: 0..2, plus 4 for the coset table",
+               cfg->gpu_ntt_full_twiddles);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     if (e->n_devices > 32) {

@@ -150,8 +150,11 @@ float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
  * that pass 1 stores there, so the factor loads are coalesced like the
  * data's where the full table's scatter; forward and coset forward only,
  * the inverse transforms as with 0; 1 and 2 only with fp64_share 0; 0 (the
- * default): the two small tables. All give the same results; any other
- * value is CUZK_ERR_INVALID_ARGUMENT. */
+ * default): the two small tables. Plus 4 (with fp64_share 0): the coset
+ * table as well, n + 1 entries g^i (n x 32 bytes more), so the coset
+ * transforms shift by one load and one multiplication an element instead
+ * of two (n >= 8; smaller domains ignore it). All give the same results;
+ * any other value is CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                           unsigned log_n, cuzk_roots roots, unsigned k1,
                                           unsigned elems_per_thread, unsigned fp64_share,
@@ -185,6 +188,7 @@ typedef struct {
     size_t table_bytes;      /* device memory of the twiddle tables */
     int full_twiddles;       /* pass 1's table: 1 full, 2 positional (in table_bytes);
                                   0 two small ones (and for n <= 4) */
+    int coset_table;         /* 1: the coset table too (full_twiddles + 4; n >= 8) */
 } cuzk_gpu_ntt_info;
 
 cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info,

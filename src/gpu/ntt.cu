@@ -30,7 +30,8 @@ __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     extern __shared__ uint32_t ntt_sm[];
     const NttBlock B = ntt_block<KIND>(p, blockIdx.x);
     ntt_load_phase<KIND, UB>(p, B, threadIdx.x, data, ntt_sm);
-    if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64>(p, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64, false>(p, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, threadIdx.x, ntt_sm);
     __syncthreads();
     NttRegs<UB> R;
 #pragma unroll 1
@@ -50,7 +51,9 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
  * (twiddles; coset forward adds the shift), pass 2, pass 3 (coset inverse
  * adds the shift); with an n-entry table (integer kernels only, to keep
  * their number down) pass 1 in its one-load forms: the full table (TWF)
- * and the positional one (TWP, forward transforms only). */
+ * and the positional one (TWP, forward transforms only); with the coset
+ * table, the coset forward's pass 1 (PRE1) and the coset inverse's pass 3
+ * (POST1). */
 #define NTT_K(KIND, FL, UB, F64) {KIND, FL, UB, F64, ntt_pass_kernel<KIND, FL, UB, F64>}
 #define NTT_KERNELS_OF(UB, F64)                                                              \
     NTT_K(NTT_COL, NTT_F_TW, UB, F64), NTT_K(NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64),        \
@@ -58,7 +61,9 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
     NTT_K(NTT_COL, NTT_F_POST, UB, F64)
 #define NTT_KERNELS_FULL(UB)                                                                 \
     NTT_K(NTT_COL, NTT_F_TWF, UB, 0), NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0),          \
-    NTT_K(NTT_COL, NTT_F_TWP, UB, 0), NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0)
+    NTT_K(NTT_COL, NTT_F_TWP, UB, 0), NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0),          \
+    NTT_K(NTT_COL, NTT_F_TW | NTT_F_PRE1, UB, 0), NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE1, UB, 0), \
+    NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0), NTT_K(NTT_COL, NTT_F_POST1, UB, 0)
 static const struct {
     int kind, fl, ub, f64;
     NttKernel fn;
@@ -114,14 +119,13 @@ __global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, 
         ntt_tiny(data, L, inner, kt, w, pre_lo, pre_hi, post_lo, post_hi, scale);
 }
 
-/* Pass 1's n-entry table (ntt_full_entry: the full one for pos_bits = 0,
- * else the positional one), from the forward two-level tables (already on
- * the device). */
+/* An n-entry table (ntt_full_entry: pass 1's full or positional one, or
+ * the coset table), from two-level tables already on the device. */
 __global__ void ntt_full_fill_kernel(uint4 *full, const uint4 *lo, const uint4 *hi, int w,
-                                     int pos_bits, uint32_t n)
+                                     int pos_bits, uint32_t count)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) ntt_full_entry(full, lo, hi, w, pos_bits, i);
+    if (i < count) ntt_full_entry(full, lo, hi, w, pos_bits, i);
 }
 
 static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
@@ -150,10 +154,10 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
                              "ntt_domain_create: FP64 share %u/4 (0 .. 4, and above 0 only with "
                              "8 elements per thread)", fp64_share);
-    if (full_twiddles > NTT_TW_POS || (full_twiddles && fp64_share))
+    if ((full_twiddles & ~(unsigned)NTT_TW_COSET) > NTT_TW_POS || (full_twiddles && fp64_share))
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
-                             "ntt_domain_create: full twiddles %u (0, 1 or 2, and above 0 only "
-                             "with FP64 share 0)", full_twiddles);
+                             "ntt_domain_create: full twiddles %u (0, 1 or 2, plus 4 for the "
+                             "coset table, and above 0 only with FP64 share 0)", full_twiddles);
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
@@ -188,11 +192,14 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     cudaStream_t s = gpu_setup_stream(ctx);
     cudaError_t e = cudaMemcpyAsync(d->tab, host, t.full * sizeof(cuzk_fr),
                                     cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess && t.tw != NTT_TW_2LVL) {
-        const uint32_t n = 1u << log_n, bs = 256;
-        ntt_full_fill_kernel<<<(n + bs - 1) / bs, bs, 0, s>>>(
-            d->tab + 2 * t.full, d->tab + 2 * t.wlo_f, d->tab + 2 * t.whi_f, t.w,
-            ntt_full_pos_bits(t), n);
+    NttFill fills[2];
+    ntt_fills(fills, t);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++) {
+        const NttFill &f = fills[i];
+        if (!f.count) continue;
+        const uint32_t bs = 256, count = (uint32_t)f.count;
+        ntt_full_fill_kernel<<<(count + bs - 1) / bs, bs, 0, s>>>(
+            d->tab + 2 * f.off, d->tab + 2 * f.lo, d->tab + 2 * f.hi, t.w, f.pos_bits, count);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
@@ -201,7 +208,8 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
     for (int i = 0; i < NTT_NKERNELS && e == cudaSuccess; i++)
         if (ntt_kernels[i].ub == ub && ntt_kernels[i].f64 == (int)fp64_share &&
             (!(ntt_kernels[i].fl & NTT_F_TWF) || t.tw == NTT_TW_FULL) &&
-            (!(ntt_kernels[i].fl & NTT_F_TWP) || t.tw == NTT_TW_POS))
+            (!(ntt_kernels[i].fl & NTT_F_TWP) || t.tw == NTT_TW_POS) &&
+            (!(ntt_kernels[i].fl & (NTT_F_PRE1 | NTT_F_POST1)) || t.coset))
             e = cudaFuncSetAttribute(ntt_kernels[i].fn,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)NTT_SMEM_MAX);
@@ -381,6 +389,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     info->elems_per_thread = 1 << d->ub;
     info->fp64_share = d->f64;
     info->full_twiddles = d->t.tw;
+    info->coset_table = d->t.coset;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));

@@ -152,6 +152,9 @@ struct NttPass {
     /* The positional table (in place of tw_lo, tw_hi; forward only): store,
      * COL: x *= tw_pos[pos]. */
     const uint4 *tw_pos;
+    /* The coset table g^i, i <= n (in place of pre_lo, pre_hi or post_lo,
+     * post_hi): load, x *= pre_one[pos]; store, x *= post_one[n - pos]. */
+    const uint4 *pre_one, *post_one;
 };
 
 /* Which part of the transform a block owns. */
@@ -294,10 +297,11 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
     ff_mul<NttF>(f, u, v);
 }
 
-/* Entry i of pass 1's n-entry table, from the forward two-level tables:
- * the full table's w^i (pos_bits = 0) or the positional table's w^(lo ka),
- * lo = i mod 2^pos_bits, ka = i >> pos_bits (pos_bits = lo_bits: pass 1
- * stores output ka of column lo at i). The device fill (ntt.cu) and the
+/* Entry i of an n-entry table, from two-level tables lo, hi: pass 1's
+ * full table's w^i (the forward ones, pos_bits = 0), its positional
+ * table's w^(lo ka), lo = i mod 2^pos_bits, ka = i >> pos_bits (pos_bits =
+ * lo_bits: pass 1 stores output ka of column lo at i), or the coset
+ * table's g^i (glo, ghi, pos_bits = 0). The device fill (ntt.cu) and the
  * host emulation share it. */
 FF_INLINE void ntt_full_entry(uint4 *full, const uint4 *lo, const uint4 *hi, int w, int pos_bits,
                               uint32_t i)
@@ -407,7 +411,9 @@ enum {
     NTT_F_TWD = 4,  /* store, MID: x *= tw_d[xdig * t] (pass 2) */
     NTT_F_POST = 8, /* store: x *= post(pos) (coset inverse, pass 3) */
     NTT_F_TWF = 16, /* store, COL: x *= tw_full[+-lo * t] (pass 1, full tables) */
-    NTT_F_TWP = 32  /* store, COL: x *= tw_pos[pos] (pass 1 forward, positional table) */
+    NTT_F_TWP = 32, /* store, COL: x *= tw_pos[pos] (pass 1 forward, positional table) */
+    NTT_F_PRE1 = 64,  /* load: x *= pre_one[pos] (coset forward, coset table) */
+    NTT_F_POST1 = 128 /* store: x *= post_one[n - pos] (coset inverse, coset table) */
 };
 
 /* global -> shared memory. Thread tid of 2^(tbits-UB) moves elements
@@ -435,9 +441,10 @@ FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
 
 /* Coset shift of pass 1 (COL only), after the load phase, on the thread's
  * own slots (so no barrier in between): x *= g^pos, the factor formed from
- * the two-level table (2 multiplications per element). Rolled; the table
- * entries of element j + 1 are fetched before element j is multiplied. */
-template <int UB, int F64>
+ * the two-level table (2 multiplications per element) or, ONE, loaded from
+ * the coset table (1). Rolled; the table entries of element j + 1 are
+ * fetched before element j is multiplied. */
+template <int UB, int F64, bool ONE>
 FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
@@ -445,14 +452,21 @@ FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, 
     uint32_t u[8], v[8];
     bool act;
     uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, tid, &act, &xd);
-    ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
+    if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pos);
+    else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
 #pragma unroll 1
     for (int j = 0; j < NE; j++) {
         uint32_t a = tid + j * nthr, x[8], f[8];
-        ntt_mul_elem<F64>(j, f, u, v);
+        if (ONE) {
+#pragma unroll
+            for (int l = 0; l < 8; l++) f[l] = u[l];
+        } else {
+            ntt_mul_elem<F64>(j, f, u, v);
+        }
         if (j < NE - 1) {
             uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
-            ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
+            if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pn);
+            else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
         }
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
         ntt_mul_elem<F64>(j, x, x, f);
@@ -634,16 +648,18 @@ FF_INLINE void ntt_round_write(const NttPass &p, int q, const NttBlock &B, const
 /* shared memory -> (twiddle / scaling) -> global, same element order as the
  * load phase. Without multiplications: unrolled. With them: rolled, the
  * table entries of element j + 1 fetched before element j is multiplied.
- * The one-table factors (TWD, TWF, TWP) are a load; the others are formed
- * from two tables, one more multiplication. */
+ * The one-table factors (TWD, TWF, TWP, POST1) are a load; the others are
+ * formed from two tables, one more multiplication. */
 template <int KIND, int FL, int UB, int F64>
 FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint4 *data,
                                const uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
     const uint32_t nthr = 1u << (p.tbits - UB);
-    constexpr int ONE_FL = NTT_F_TWD | NTT_F_TWF | NTT_F_TWP;
+    constexpr int ONE_FL = NTT_F_TWD | NTT_F_TWF | NTT_F_TWP | NTT_F_POST1;
     constexpr bool MUL = (FL & (ONE_FL | NTT_F_TW | NTT_F_POST)) != 0;
+    /* POST1's index n - pos (COL: n = 2^(lo_bits + k)) */
+    const size_t n = (size_t)1 << (p.lo_bits + p.k);
     constexpr bool ONE = (FL & ONE_FL) != 0;
     if (!MUL) {
 #pragma unroll
@@ -658,14 +674,15 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         return;
     }
     static_assert(((FL & NTT_F_TW) != 0) + ((FL & NTT_F_TWF) != 0) + ((FL & NTT_F_TWP) != 0) +
-                      ((FL & NTT_F_TWD) != 0) + ((FL & NTT_F_POST) != 0) <= 1,
+                      ((FL & NTT_F_TWD) != 0) + ((FL & NTT_F_POST) != 0) +
+                      ((FL & NTT_F_POST1) != 0) <= 1,
                   "one store factor per pass");
     const uint4 *lo = FL & NTT_F_TW ? p.tw_lo : p.post_lo;
     const uint4 *hi = FL & NTT_F_TW ? p.tw_hi : p.post_hi;
     const uint32_t gmask = (1u << p.gb) - 1;
     /* The factor's table index of element a at pos: pass 1 lo * t (lo the
      * column, t = ka) or, positional, pos; pass 2 xdig * t (t = kb); pass 3
-     * (coset) pos. */
+     * (coset) pos, or n - pos in the coset table. */
     uint32_t u[8], v[8];
     {
         bool act;
@@ -673,6 +690,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
         else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
         else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
+        else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pos));
         else ntt_two_level_ld(u, v, lo, hi, p.w,
                               FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
     }
@@ -694,6 +712,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
             if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
             else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
             else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
+            else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pn));
             else ntt_two_level_ld(u, v, lo, hi, p.w,
                                   FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
         }

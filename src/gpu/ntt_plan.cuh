@@ -102,8 +102,13 @@ static inline size_t ntt_plan_blocks(const NttPass &p, int L)
 
 /* Pass 1's twiddles (full_twiddles of cuzk_gpu_ntt_domain_create_ex):
  * from two small tables, from the full table of w^e, or (forward
- * transforms; the inverse ones on two levels) from the positional table. */
-enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2 };
+ * transforms; the inverse ones on two levels) from the positional table.
+ * NTT_TW_COSET added to any of them: the coset table too (n + 1 entries
+ * g^i), so the coset shifts are a load and one multiplication an element
+ * instead of two: the coset forward's x *= g^pos in pass 1, and the coset
+ * inverse's x *= g^-pos in pass 3 as g^(n - pos), its g^-n folded into the
+ * 1/n of the pass that holds it (a scaled copy of that table, sc). */
+enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2, NTT_TW_COSET = 4 };
 
 /* Offsets (in elements) of the tables in one buffer. The inverse's 1/n is
  * folded into the table of pass 1 (whi_i) or, with the full table, of pass
@@ -111,15 +116,20 @@ enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2 };
  * every split), since the full table serves both directions. */
 struct NttTables {
     int L, k1, k2, kt, w;
-    int tw;                           /* NTT_TW_*; NTT_TW_2LVL for L < 3 */
+    int tw;                           /* NTT_TW_2LVL, _FULL, _POS; 2LVL for L < 3 */
+    bool coset;                       /* the coset table (NTT_TW_COSET; L >= 3) */
     size_t inner_f, inner_i;          /* 2^(kt-1) each */
     size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w) */
     size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
-    size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w) */
+    size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w)
+                                         (ghi one more: g^n for gtab[n]) */
     size_t ninv;                      /* 1 element: 1/n */
+    size_t sc;                        /* coset: d_i (full table) or whi_i times
+                                         g^-n, for the coset inverse */
     size_t full;                      /* pass 1's n-entry table (tw 1: w^e, 2:
-                                         positional): n or 0 elements, last:
-                                         filled on the device */
+                                         positional): n or 0 elements; from
+                                         here on filled on the device */
+    size_t gtab;                      /* coset: g^i, i <= n: n + 1 or 0 */
     size_t total;
 };
 
@@ -137,7 +147,8 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
     NttTables t;
     memset(&t, 0, sizeof t);
     t.L = L;
-    t.tw = L >= 3 ? tw : NTT_TW_2LVL;
+    t.tw = L >= 3 ? tw & ~NTT_TW_COSET : NTT_TW_2LVL;
+    t.coset = L >= 3 && (tw & NTT_TW_COSET);
     if (force_k1) {
         t.k1 = force_k1;
         t.k2 = L - 2 * force_k1;
@@ -157,20 +168,15 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
     t.d_f = o; o += nd;
     t.d_i = o; o += nd;
     t.glo = o; o += nlo;
-    t.ghi = o; o += nhi;
+    t.ghi = o; o += nhi + 1;
     t.gilo = o; o += nlo;
     t.gihi = o; o += nhi;
     t.ninv = o; o += 1;
+    t.sc = o; o += !t.coset ? 0 : t.tw == NTT_TW_FULL ? nd : nhi;
     t.full = o; o += t.tw != NTT_TW_2LVL ? (size_t)1 << L : 0;
+    t.gtab = o; o += t.coset ? ((size_t)1 << L) + 1 : 0;
     t.total = o;
     return t;
-}
-
-/* ntt_full_entry's pos_bits for layout t's n-entry table: pass 1's
- * lo_bits (L - k1) for the positional table, 0 for the full one. */
-static inline int ntt_full_pos_bits(const NttTables &t)
-{
-    return t.tw == NTT_TW_POS ? t.L - t.k1 : 0;
 }
 
 /* out[i] = first * base^i, i < count. */
@@ -191,10 +197,11 @@ static inline void ntt_sqr_n(cuzk_fr *r, const cuzk_fr *x, int s)
     for (int i = 0; i < s; i++) cuzk_fr_sqr(r, r);
 }
 
-/* Fills buf (t.full elements: all but pass 1's n-entry table, whose 2^L
- * host multiplications would take seconds at 2^27; ntt.cu fills it on the
- * device from wlo_f, whi_f) from omega and the coset shift g of the CPU
- * domain of the same size and convention. */
+/* Fills buf (t.full elements: all but the n-entry tables, whose 2^L host
+ * multiplications would take seconds at 2^27; ntt.cu fills them on the
+ * device, pass 1's from wlo_f, whi_f and the coset table from glo, ghi:
+ * ntt_fill_device) from omega and the coset shift g of the CPU domain of
+ * the same size and convention. */
 static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_fr *omega,
                                    const cuzk_fr *g)
 {
@@ -227,11 +234,45 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
     }
     ntt_powers(buf + t.glo, one, g, nlo);
     ntt_sqr_n(&b, g, t.w);
-    ntt_powers(buf + t.ghi, one, &b, nhi);
+    ntt_powers(buf + t.ghi, one, &b, nhi + 1);
     ntt_powers(buf + t.gilo, one, &gi, nlo);
     ntt_sqr_n(&b, &gi, t.w);
     ntt_powers(buf + t.gihi, one, &b, nhi);
     buf[t.ninv] = ninv;
+    if (t.coset) {
+        /* the coset inverse's 1/n table times g^-n (L >= 3) */
+        cuzk_fr f;
+        ntt_sqr_n(&f, &gi, L);
+        cuzk_fr_mul(&f, &f, &ninv);
+        if (full) {
+            ntt_sqr_n(&b, &oi, t.k1);
+            ntt_powers(buf + t.sc, &f, &b, (size_t)1 << (L - t.k1));
+        } else {
+            ntt_sqr_n(&b, &oi, t.w);
+            ntt_powers(buf + t.sc, &f, &b, nhi);
+        }
+    }
+}
+
+/* The device-filled regions of layout t as (table offset, entries,
+ * pos_bits of ntt_full_entry, the two-level tables it multiplies): pass 1's
+ * n-entry table, then the coset table; count = 0 where absent. */
+struct NttFill {
+    size_t off, count, lo, hi;
+    int pos_bits;
+};
+static inline void ntt_fills(NttFill f[2], const NttTables &t)
+{
+    f[0].off = t.full;
+    f[0].count = t.tw != NTT_TW_2LVL ? (size_t)1 << t.L : 0;
+    f[0].lo = t.wlo_f;
+    f[0].hi = t.whi_f;
+    f[0].pos_bits = t.tw == NTT_TW_POS ? t.L - t.k1 : 0;
+    f[1].off = t.gtab;
+    f[1].count = t.coset ? ((size_t)1 << t.L) + 1 : 0;
+    f[1].lo = t.glo;
+    f[1].hi = t.ghi;
+    f[1].pos_bits = 0;
 }
 
 /* The three passes of transform `kind` (0 forward, 1 inverse, 2 coset
@@ -250,10 +291,15 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[i].w = t.w;
         out[i].inner = inv ? NTT_TAB(inner_i) : NTT_TAB(inner_f);
     }
-    if (kind == 2) {
+    if (kind == 2 && t.coset) {
+        out[0].pre_one = NTT_TAB(gtab);
+    } else if (kind == 2) {
         out[0].pre_lo = NTT_TAB(glo);
         out[0].pre_hi = NTT_TAB(ghi);
     }
+    /* the table that holds the inverse's 1/n, times g^-n for the coset
+     * inverse with the coset table */
+    const bool sc = kind == 3 && t.coset;
     if (t.tw == NTT_TW_FULL) {
         out[0].tw_full = NTT_TAB(full);
         out[0].neg = inv ? ~0u : 0u;
@@ -261,10 +307,13 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[0].tw_pos = NTT_TAB(full);
     } else {
         out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
-        out[0].tw_hi = inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
+        out[0].tw_hi = sc ? NTT_TAB(sc) : inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
     }
-    out[1].tw_d = inv ? NTT_TAB(d_i) : NTT_TAB(d_f); /* 1/n in whi_i or d_i */
-    if (kind == 3) {
+    /* 1/n in whi_i or d_i */
+    out[1].tw_d = sc && t.tw == NTT_TW_FULL ? NTT_TAB(sc) : inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
+    if (kind == 3 && t.coset) {
+        out[2].post_one = NTT_TAB(gtab);
+    } else if (kind == 3) {
         out[2].post_lo = NTT_TAB(gilo);
         out[2].post_hi = NTT_TAB(gihi);
     }
@@ -275,7 +324,8 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
 static inline int ntt_pass_flags(const NttPass &p)
 {
     return (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_full ? NTT_F_TWF : 0) |
-           (p.tw_pos ? NTT_F_TWP : 0) | (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0);
+           (p.tw_pos ? NTT_F_TWP : 0) | (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0) |
+           (p.pre_one ? NTT_F_PRE1 : 0) | (p.post_one ? NTT_F_POST1 : 0);
 }
 
 #endif /* CUZK_GPU_NTT_PLAN_CUH */

@@ -442,14 +442,20 @@ static size_t pool_left(const gpu_ws *gw)
  * the PCE's room: at 2^27 -13.4 ms a proof (H 291.7 -> 282.0 ms, the plans
  * as without it; H200, docs/perf.md "A full twiddle table for pass 1").
  * Where the upgrades took the pool (2^24 .. 2^26) they are worth more than
- * the table, so it comes last; without room the two-level domain stays. */
+ * the table, so it comes last; without room the two-level domain stays.
+ * The coset table (+ 4, n x 32 bytes more) comes after pass 1's table:
+ * without room for both, pass 1's alone. */
 static void full_twiddles(gpu_ws *gw, const cuzk_config *cfg)
 {
-    if (pool_left(gw) < gw->n * sizeof(cuzk_fr) + GPU_PCE_RESERVE_PER_POINT * gw->n) return;
+    unsigned tw = cfg->gpu_ntt_full_twiddles;
+    const size_t left = pool_left(gw), tab = gw->n * sizeof(cuzk_fr),
+                 reserve = GPU_PCE_RESERVE_PER_POINT * gw->n;
+    if ((tw & 4) && left < ((tw & 3) ? 2 : 1) * tab + reserve) tw &= 3;
+    if (!tw || left < tab + reserve) return;
     cuzk_gpu_ntt_domain *d = NULL;
     char e2[CUZK_ERRMSG_LEN];
     if (cuzk_gpu_ntt_domain_create_ex(&d, gw->ctx, gw->pk->log_domain, gw->pk->roots, 0, 0, 0,
-                                      cfg->gpu_ntt_full_twiddles, e2) != CUZK_OK)
+                                      tw, e2) != CUZK_OK)
         return;
     cuzk_gpu_ntt_domain_destroy(gw->dom);
     gw->dom = d;

@@ -107,7 +107,7 @@ static const keydef keys[] = {
     {"engine", "critical_witness", K_BOOL, U(critical_witness, 1), "one more witness worker, for CRITICAL jobs only (yes)"},
     {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
-    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 2), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one (1)"},
+    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 6), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (1)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
     {"engine", "max_attempts", K_UINT, U(max_attempts, 100), "proving attempts per partition (3)"},

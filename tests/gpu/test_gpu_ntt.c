@@ -8,8 +8,9 @@
  * zeros, all r - 1); round trips at sizes not compared otherwise; misuse.
  * Then the other pass-kernel variants (4 elements per thread; the FP64
  * shares 1 .. 4 of the 8-element kernels) at a few sizes each, and pass 1
- * with the full and with the positional twiddle table (8 and 4 elements
- * per thread) at the sizes and splits of the default.
+ * with the full and with the positional twiddle table, and each of the
+ * three with the coset table (8 and 4 elements per thread) at the sizes
+ * and splits of the default.
  * Exit 77 (ctest: skipped) without a GPU. CUZK_TEST_QUICK=1 (for
  * compute-sanitizer) stops at 2^12. */
 #include <stdio.h>
@@ -29,7 +30,7 @@ static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
  * twiddle table (full_twiddles: 0, the default, two small tables; 1 the
  * full table; 2 the positional one). */
 static unsigned ept, f64, full;
-static const char *tw_names[3] = {"2lvl", "full", "pos"};
+static const char *tw_names[3] = {"2lvl", "full", "pos"}; /* full & 3 */
 
 static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
@@ -110,12 +111,13 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
         cuzk_gpu_ntt_info info;
         if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3) {
             CHECK(info.fp64_share == (int)f64 && info.elems_per_thread == (ept ? (int)ept : 8) &&
-                  info.full_twiddles == (int)full);
+                  info.full_twiddles == (int)(full & 3) && info.coset_table == (full >= 4));
             printf("%s: 2^%-2u %-10s split (%d, %d, %d), %d elements per thread, FP64 %d/4, "
-                   "twiddles %s: %s\n", NAME, log_n,
+                   "twiddles %s%s: %s\n", NAME, log_n,
                    roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
                    info.k1, info.elems_per_thread, info.fp64_share,
-                   tw_names[info.full_twiddles], ok ? "ok" : "MISMATCH");
+                   tw_names[info.full_twiddles], info.coset_table ? " + coset table" : "",
+                   ok ? "ok" : "MISMATCH");
         }
     }
     free(in);
@@ -210,8 +212,15 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "FP64 share"));
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 4, 2, 0, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT);
-    /* full twiddles: 0, 1 or 2, and above 0 only with FP64 share 0 */
+    /* full twiddles: 0, 1 or 2, plus 4 for the coset table, and above 0
+     * only with FP64 share 0 */
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 3, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 7, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, 8, gerr) ==
+          CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 8, 1, 4, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 1, 1, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
@@ -243,6 +252,20 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
         CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK && di.elems_per_thread == 4 &&
               di.full_twiddles == (int)tw &&
               di.table_bytes == bytes_2lvl + 4096 * sizeof(cuzk_fr));
+        cuzk_gpu_ntt_domain_destroy(gd);
+        gd = NULL;
+    }
+    /* the coset table: n + 1 elements more, and the scaled copy of the
+     * table that holds 1/n (d_i of 2^(12-4) entries with the full table,
+     * whi_i of 2^(12-6) otherwise) */
+    for (unsigned tw = 4; tw <= 6; tw++) {
+        CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, tw,
+                                            gerr) == CUZK_OK);
+        memset(&di, 0xff, sizeof di);
+        size_t more = (tw > 4 ? 4096 : 0) + 4097 + (tw == 5 ? 256 : 64);
+        CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK &&
+              di.full_twiddles == (int)tw - 4 && di.coset_table == 1 &&
+              di.table_bytes == bytes_2lvl + more * sizeof(cuzk_fr));
         cuzk_gpu_ntt_domain_destroy(gd);
         gd = NULL;
     }
@@ -320,10 +343,11 @@ int main(void)
         if (!quick) test_shapes(ctx, r);
     }
     f64 = 0;
-    /* Pass 1 from the full and from the positional twiddle table, both
-     * variants: the default's sizes and splits with 8 elements per thread, a
-     * few with 4. */
-    for (full = 1; full <= 2; full++) {
+    /* Pass 1 from the full and from the positional twiddle table, and each
+     * of the three with the coset table (full + 4), both variants: the
+     * default's sizes and splits with 8 elements per thread, a few with 4. */
+    for (full = 1; full <= 6; full++) {
+        if (full == 3) continue;
         for (int c = 0; c < 2; c++) {
             for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
             if (!quick) test_shapes(ctx, conv[c]);

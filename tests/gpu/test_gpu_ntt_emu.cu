@@ -9,7 +9,8 @@
  * elems_per_thread and fp64_share options of cuzk_gpu_ntt_domain_create_ex;
  * and the integer ones with pass 1's full or positional twiddle table,
  * full_twiddles 1 and 2, the table filled by the device fill's
- * ntt_full_entry),
+ * ntt_full_entry, and each of the three with the coset table, full_twiddles
+ * + 4, on the coset transforms),
  * so it checks the index logic and the FP64 path on machines without a GPU
  * (the host's fma() in round-toward-zero mode stands for the device's
  * __fma_rz, as in test_gpu_ff64_emu); test_gpu_ntt checks the real kernels
@@ -172,11 +173,13 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
         for (emu_tid = 0; emu_tid < nthr; emu_tid++)
             ntt_load_phase<KIND, UB>(p, B, emu_tid, data, sm.data());
         phase_end(p, PH_LOAD, nthr, 0, used);
-        if (FL & NTT_F_PRE) {
+        if (FL & (NTT_F_PRE | NTT_F_PRE1)) {
             for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 1);
             phase_begin(nthr);
-            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                ntt_pre_phase<UB, F64>(p, B, emu_tid, sm.data());
+            for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
+                if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, emu_tid, sm.data());
+                else ntt_pre_phase<UB, F64, false>(p, B, emu_tid, sm.data());
+            }
             phase_end(p, PH_PRE, nthr, used, used);
             for (uint32_t t = 0; t < nthr; t++)
                 phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
@@ -220,6 +223,15 @@ static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
         emu_pass<NTT_COL, NTT_F_TWP, UB, 0>(p, data, blocks);
     else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TWP | NTT_F_PRE))
         emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0>(p, data, blocks);
+    /* the coset table: integer kernels only too */
+    else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TW | NTT_F_PRE1))
+        emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TWF | NTT_F_PRE1))
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && p.kind == NTT_COL && fl == (NTT_F_TWP | NTT_F_PRE1))
+        emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && p.kind == NTT_COL && fl == NTT_F_POST1)
+        emu_pass<NTT_COL, NTT_F_POST1, UB, 0>(p, data, blocks);
     else if (p.kind == NTT_MID && fl == NTT_F_TWD)
         emu_pass<NTT_MID, NTT_F_TWD, UB, F64>(p, data, blocks);
     else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB, F64>(p, data, blocks);
@@ -230,13 +242,16 @@ static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
 }
 
 /* The kernel variants of ntt.cu: (log2 elements per thread, FP64 share in
- * quarters, pass 1's twiddles NTT_TW_*). */
+ * quarters, the tables NTT_TW_*: pass 1's twiddles, plus NTT_TW_COSET). */
 struct Variant {
     int ub, f64, tw;
 };
 static const Variant VARIANTS[] = {{3, 0, 0}, {2, 0, 0}, {3, 1, 0}, {3, 2, 0}, {3, 3, 0},
-                                   {3, 4, 0}, {3, 0, 1}, {2, 0, 1}, {3, 0, 2}, {2, 0, 2}};
-static const char *tw_names[3] = {"2lvl", "full", "pos"};
+                                   {3, 4, 0}, {3, 0, 1}, {2, 0, 1}, {3, 0, 2}, {2, 0, 2},
+                                   {3, 0, 4}, {2, 0, 4}, {3, 0, 5}, {2, 0, 5}, {3, 0, 6},
+                                   {2, 0, 6}};
+enum { NTW = 7 }; /* table modes 0 .. 6 (3 unused) */
+static const char *tw_names[NTW] = {"2lvl", "full", "pos", "-", "2lvl+g", "full+g", "pos+g"};
 enum { NVARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
 
 static bool emu_run_variant(const NttPass &p, uint4 *data, int L, int ub, int f64)
@@ -315,25 +330,31 @@ static int sizes_run;
 static long variant_runs[NVARIANTS]; /* transforms compared, per variant */
 
 /* Variant masks for check(): bit v = VARIANTS[v]; V_INT the integer ones,
- * with each of pass 1's tables. */
+ * with each of pass 1's tables, with and without the coset table (V_COSET:
+ * run on the coset transforms only, the others' kernels being those of
+ * the same variant without it). */
 enum {
     V_FULL = 0xc0,
     V_POS = 0x300,
-    V_INT = 0x3 | V_FULL | V_POS,
+    V_COSET = 0xfc00,
+    V_INT = 0x3 | V_FULL | V_POS | V_COSET,
     V_ALL = (1 << NVARIANTS) - 1
 };
 static unsigned v_f64(int share) { return 1u << (1 + share); } /* share 1 .. 4 */
 
 /* The tables of layout t as ntt.cu makes them: the host fill, then the
- * device's fill of pass 1's n-entry table (ntt_full_fill_kernel), emulated. */
+ * device's fill of the n-entry tables (ntt_full_fill_kernel), emulated. */
 static std::vector<cuzk_fr> emu_tables(const NttTables &t, const cuzk_ntt_domain *cd)
 {
     std::vector<cuzk_fr> tab(t.total);
     ntt_tables_fill(tab.data(), t, cuzk_ntt_omega(cd), cuzk_ntt_coset_shift(cd));
     uint4 *T4 = (uint4 *)tab.data();
-    for (size_t i = 0; i < t.total - t.full; i++)
-        ntt_full_entry(T4 + 2 * t.full, T4 + 2 * t.wlo_f, T4 + 2 * t.whi_f, t.w,
-                       ntt_full_pos_bits(t), (uint32_t)i);
+    NttFill f[2];
+    ntt_fills(f, t);
+    for (int r = 0; r < 2; r++)
+        for (size_t i = 0; i < f[r].count; i++)
+            ntt_full_entry(T4 + 2 * f[r].off, T4 + 2 * f[r].lo, T4 + 2 * f[r].hi, t.w,
+                           f[r].pos_bits, (uint32_t)i);
     return tab;
 }
 
@@ -346,18 +367,26 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
     CHECK(cuzk_ntt_domain_create(&cd, (unsigned)L, roots, 1) == CUZK_OK);
     if (!cd) return;
     /* [tw]: the tables with pass 1's twiddles NTT_TW_* (2lvl, full,
-     * positional); the last two add the same n-entry region */
-    NttTables t[3] = {ntt_tables_layout(L, k1, NTT_TW_2LVL), ntt_tables_layout(L, k1, NTT_TW_FULL),
-                      ntt_tables_layout(L, k1, NTT_TW_POS)};
+     * positional; the last two add the same n-entry region), and each with
+     * the coset table (tw + 4: n + 1 entries more, and the scaled 1/n) */
+    NttTables t[NTW];
+    for (int tw = 0; tw < NTW; tw++) t[tw] = ntt_tables_layout(L, k1, tw == 3 ? 0 : tw);
     if (L >= 3) CHECK(t[0].k1 >= 1 && ntt_split_ok(L, t[0].k1));
-    CHECK(t[0].tw == NTT_TW_2LVL && t[0].total == t[0].full);
-    for (int tw = 1; tw < 3; tw++)
-        CHECK(t[tw].k1 == t[0].k1 && t[tw].tw == (L >= 3 ? tw : NTT_TW_2LVL) &&
-              t[tw].total - t[tw].full == (L >= 3 ? n : 0) && t[tw].full == t[0].total);
-    std::vector<cuzk_fr> tab[3], in(n), want(n), got(n);
-    tab[0] = emu_tables(t[0], cd);
-    if (vmask & V_FULL) tab[1] = emu_tables(t[1], cd);
-    if (vmask & V_POS) tab[2] = emu_tables(t[2], cd);
+    CHECK(t[0].tw == NTT_TW_2LVL && !t[0].coset && t[0].total == t[0].full);
+    for (int tw = 1; tw < NTW; tw++) {
+        if (tw == 3) continue;
+        const size_t nd = (size_t)1 << (L - t[0].k1), nhi = (size_t)1 << (L - t[0].w);
+        const bool c = tw >= 4 && L >= 3;
+        CHECK(t[tw].k1 == t[0].k1 && t[tw].tw == (L >= 3 ? (tw & 3) : NTT_TW_2LVL) &&
+              t[tw].coset == c &&
+              t[tw].total - t[tw].full == (L >= 3 && (tw & 3) ? n : 0) + (c ? n + 1 : 0) &&
+              t[tw].full == t[0].total + (c ? ((tw & 3) == NTT_TW_FULL ? nd : nhi) : 0));
+    }
+    std::vector<cuzk_fr> tab[NTW], in(n), want(n), got(n);
+    for (int v = 0; v < NVARIANTS; v++) {
+        const int tw = VARIANTS[v].tw;
+        if ((tw == 0 || vmask >> v & 1) && tab[tw].empty()) tab[tw] = emu_tables(t[tw], cd);
+    }
     for (int kind = 0; kind < 4; kind++) {
         if (!(kinds >> kind & 1)) continue;
         for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
@@ -369,7 +398,7 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
         default: cuzk_ntt_coset_inverse(cd, want.data()); break;
         }
         for (int v = 0; v < NVARIANTS; v++) {
-            if (!(vmask >> v & 1)) continue;
+            if (!(vmask >> v & 1) || (V_COSET >> v & 1 && kind < 2)) continue;
             const int ub = VARIANTS[v].ub, f64 = VARIANTS[v].f64, tw = VARIANTS[v].tw;
             got = in;
             emu_ntt(got.data(), t[tw], tab[tw].data(), kind, ub, f64);
