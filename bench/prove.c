@@ -238,6 +238,7 @@ int bench_prove(int argc, char **argv)
     int runs = 5, json = 0, calibrate = 0;
     unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0,
              full_tw = 1; /* cuzk_config_default's */
+    uint64_t pool_bytes = 0; /* cuzk_config_default's: the context's default pool */
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--zkey") && i + 1 < argc) {
@@ -275,6 +276,15 @@ int bench_prove(int argc, char **argv)
             *(strstr(o, "ntt") ? &ntt_fp64 : &msm_fp64) = (unsigned)v;
         } else if (!strcmp(argv[i], "--gpu-sparse-early")) {
             sparse_early = 1;
+        } else if (!strcmp(argv[i], "--gpu-pool") && i + 1 < argc) {
+            char *end;
+            double gb = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(gb > 0) || gb > 1e6) {
+                fprintf(stderr, "cuzk-bench prove: --gpu-pool expects GB (10^9 bytes) above 0, "
+                                "not '%s'\n", argv[i]);
+                return 2;
+            }
+            pool_bytes = (uint64_t)(gb * 1e9);
         } else if (!strcmp(argv[i], "--gpu-ntt-full-tw")) {
             /* an optional value: the next argument unless it is an option */
             full_tw = 1;
@@ -307,6 +317,7 @@ int bench_prove(int argc, char **argv)
                    "                        [--runs N] [--threads T] [--backend cpu|gpu|auto]\n"
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
                    "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
+                   "                        [--gpu-pool GB]\n"
                    "                        [--gpu-ntt-full-tw [0|1|2|4|5|6]]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
@@ -319,6 +330,8 @@ int bench_prove(int argc, char **argv)
                    "--gpu-ntt-fp64, --gpu-msm-fp64 S: S (0..4) of the NTTs' products (of 4)\n"
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
+                   "--gpu-pool GB: the workspace's device pool (default: the free memory less\n"
+                   "an eighth, at least 4 GiB, after the kernels' local memory).\n"
                    "--gpu-ntt-full-tw N: the NTTs' pass 1 twiddles from a full table\n"
                    "(n x 32 B; 1, also without the flag, where the pool has room after the\n"
                    "MSMs' upgrades), a positional one (2: as large, read like the data,\n"
@@ -392,6 +405,7 @@ int bench_prove(int argc, char **argv)
     cfg.gpu_ntt_fp64 = ntt_fp64;
     cfg.gpu_msm_fp64 = msm_fp64;
     cfg.gpu_sparse_early = sparse_early;
+    cfg.gpu_pool_bytes = pool_bytes;
     cfg.gpu_ntt_full_twiddles = full_tw;
     int rc = 2;
     char label[64];

@@ -161,16 +161,26 @@ FF_INLINE void EcFp::sqr(E &r, const E &a)
 #endif
 }
 
+/* An Fp product or squaring inside the Fp2 ones below: EcFp's (a call where
+ * EC_FP_CALL says so) or, FC, a call in any case. */
+template <bool FC>
+FF_INLINE void ec_fp2_part_mul(EcFp::E &r, const EcFp::E &a, const EcFp::E &b)
+{
+    if constexpr (FC) r = ec_fp_mul_call(a, b);
+    else EcFp::mul(r, a, b);
+}
+
 /* Karatsuba, 3 Fp M: (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u. */
-EC_NOINLINE ec_fp2_e ec_fp2_mul(ec_fp2_e a, ec_fp2_e b)
+template <bool FC>
+FF_INLINE ec_fp2_e ec_fp2_mul_body(const ec_fp2_e &a, const ec_fp2_e &b)
 {
     EcFp::E t0, t1, s, t;
     ec_fp2_e r;
-    EcFp::mul(t0, a.c0, b.c0);
-    EcFp::mul(t1, a.c1, b.c1);
+    ec_fp2_part_mul<FC>(t0, a.c0, b.c0);
+    ec_fp2_part_mul<FC>(t1, a.c1, b.c1);
     EcFp::add(s, a.c0, a.c1);
     EcFp::add(t, b.c0, b.c1);
-    EcFp::mul(s, s, t);
+    ec_fp2_part_mul<FC>(s, s, t);
     EcFp::sub(r.c0, t0, t1);
     EcFp::sub(s, s, t0);
     EcFp::sub(r.c1, s, t1);
@@ -178,17 +188,27 @@ EC_NOINLINE ec_fp2_e ec_fp2_mul(ec_fp2_e a, ec_fp2_e b)
 }
 
 /* 2 Fp M: (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
-EC_NOINLINE ec_fp2_e ec_fp2_sqr(ec_fp2_e a)
+template <bool FC>
+FF_INLINE ec_fp2_e ec_fp2_sqr_body(const ec_fp2_e &a)
 {
     EcFp::E s, d, m;
     ec_fp2_e r;
     EcFp::add(s, a.c0, a.c1);
     EcFp::sub(d, a.c0, a.c1);
-    EcFp::mul(m, a.c0, a.c1);
-    EcFp::mul(r.c0, s, d);
+    ec_fp2_part_mul<FC>(m, a.c0, a.c1);
+    ec_fp2_part_mul<FC>(r.c0, s, d);
     EcFp::dbl(r.c1, m);
     return r;
 }
+
+EC_NOINLINE ec_fp2_e ec_fp2_mul(ec_fp2_e a, ec_fp2_e b) { return ec_fp2_mul_body<false>(a, b); }
+EC_NOINLINE ec_fp2_e ec_fp2_sqr(ec_fp2_e a) { return ec_fp2_sqr_body<false>(a); }
+/* The same with the Fp products as calls whatever EC_FP_CALL says: for the
+ * G2 batch-affine accumulation (msm_affine.cuh), whose code they halve,
+ * while the G2 reduction keeps them inlined (measured both ways on the
+ * H200: docs/perf.md, "G2's Fp products as calls"). */
+EC_NOINLINE ec_fp2_e ec_fp2_mul_fc(ec_fp2_e a, ec_fp2_e b) { return ec_fp2_mul_body<true>(a, b); }
+EC_NOINLINE ec_fp2_e ec_fp2_sqr_fc(ec_fp2_e a) { return ec_fp2_sqr_body<true>(a); }
 
 /* 6 uint4 in memory. */
 struct EcFp2 {
