@@ -385,31 +385,6 @@ FF_INLINE void msm_aff_mul(typename F::E &r, const typename F::E &a, const typen
 
 /* ------------------------------------------------- 3'. accumulate -- */
 
-/* MSM_AFF_PREFETCH 1 (a build define, default 0): in the back substitution
- * (phase 2, streams in reverse), the next stream's state (x, y, prefix in
- * local memory) and point are prefetched into L1 while this stream's
- * products run: no registers held, and their loads then wait less (Nsight:
- * long scoreboard 2.33 of 10.6 cycles per instruction, L1 hit rate 26%).
- * Nothing in the host emulation. */
-#ifndef MSM_AFF_PREFETCH
-#define MSM_AFF_PREFETCH 0
-#endif
-/* The lines of [p, p + bytes), one prefetch every `step` bytes: 32 (a
- * sector) for global memory; 4 for local memory, whose consecutive words
- * of one thread lie in different lines (a warp's word k is one line). */
-FF_INLINE void msm_aff_prefetch(const void *p, int bytes, int step)
-{
-#if MSM_AFF_PREFETCH && defined(__CUDA_ARCH__)
-    const char *c = (const char *)p;
-#pragma unroll
-    for (int o = 0; o < bytes; o += step) asm volatile("prefetch.L1 [%0];" ::"l"(c + o));
-#else
-    (void)p;
-    (void)bytes;
-    (void)step;
-#endif
-}
-
 struct msm_aff_args {
     const uint32_t *keys, *vals; /* sorted */
     size_t m;                    /* entries: nwin * n */
@@ -568,14 +543,6 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
             F::load(y1, sy + s * U);
             msm_aff_load<F>(a, pv[s], px, py);
             F::load(w, sp + s * U);
-            if (MSM_AFF_PREFETCH && s > 0 && (pend & (bit >> 1))) {
-                const int q = s - 1; /* the next stream, if pending */
-                msm_aff_prefetch(sx + q * U, U * 16, 4);
-                msm_aff_prefetch(sy + q * U, U * 16, 4);
-                msm_aff_prefetch(sp + q * U, U * 16, 4);
-                msm_aff_prefetch(a.points + (size_t)(pv[q] & 0x7fffffffu) * ec_aff<F>::U4,
-                                 2 * U * 16, 32);
-            }
             msm_aff_mul<F, M, 1>(w, inv, w); /* 1 / den_s */
             if (dbl & bit) F::dbl(t1, y1);
             else F::sub(t1, px, x1);
