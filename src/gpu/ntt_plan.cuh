@@ -200,7 +200,7 @@ static inline void ntt_sqr_n(cuzk_fr *r, const cuzk_fr *x, int s)
 /* Fills buf (t.full elements: all but the n-entry tables, whose 2^L host
  * multiplications would take seconds at 2^27; ntt.cu fills them on the
  * device, pass 1's from wlo_f, whi_f and the coset table from glo, ghi:
- * ntt_fill_device) from omega and the coset shift g of the CPU domain of
+ * ntt_fills) from omega and the coset shift g of the CPU domain of
  * the same size and convention. */
 static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_fr *omega,
                                    const cuzk_fr *g)
