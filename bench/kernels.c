@@ -934,7 +934,8 @@ static double sppark_ntt_ms(unsigned log_n)
 static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned *sizes,
                      int nsizes, unsigned reps, cuzk_roots roots)
 {
-    static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
+    static const char *kind_names[5] = {"forward", "inverse", "coset fwd", "coset inv",
+                                        "to coset"};
     /* info.full_twiddles, + 3 with the coset table */
     static const char *tw_names[6] = {"2lvl", "full", "pos", "2lvl+g", "full+g", "pos+g"};
     unsigned maxlog = 0;
@@ -942,12 +943,13 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
         if (sizes[i] > maxlog) maxlog = sizes[i];
     size_t nmax = (size_t)1 << maxlog;
     double peak = (double)di->sm_count * 64 * di->clock_khz * 1e3;
-    cuzk_fr *a = malloc(nmax * sizeof *a), *out = malloc(nmax * sizeof *out);
+    cuzk_fr *a = malloc(nmax * sizeof *a), *out = malloc(nmax * sizeof *out),
+            *inv = malloc(nmax * sizeof *inv);
     float *ms = malloc(reps * sizeof *ms);
     cuzk_gpu_ctx *ctx = NULL;
     int rc = 1;
     cuzk_status st;
-    if (!a || !out || !ms) {
+    if (!a || !out || !inv || !ms) {
         fprintf(stderr, "ntt: out of host memory\n");
         goto done;
     }
@@ -1004,7 +1006,7 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
         (void)cuzk_gpu_ntt_get_info(d, &info, gerr);
         double floor_ms = (double)n / 2 * L * 136 / peak * 1e3;
         double pipe_ms = (double)n / 2 * L * 264 / peak * 1e3;
-        for (int kind = 0; kind < 4; kind++) {
+        for (int kind = 0; kind < 5; kind++) {
             st = cuzk_gpu_ntt_time(d, (cuzk_gpu_ntt_kind)kind, a, 1, reps, ms, out, gerr);
             if (st != CUZK_OK) {
                 fprintf(stderr, "ntt 2^%u %s: %s (%s)\n", L, kind_names[kind], cuzk_strerror(st),
@@ -1014,9 +1016,17 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
             }
             int ok = 1;
             size_t ks[2] = {(size_t)(kr64() % n), n - 1};
+            /* to coset: points of the coset forward of the CPU's inverse */
+            const cuzk_fr *src = a;
+            if (kind == CUZK_GPU_NTT_TO_COSET) {
+                memcpy(inv, a, n * sizeof *inv);
+                cuzk_ntt_inverse(cd, inv);
+                src = inv;
+            }
             for (int c = 0; c < 2; c++) {
                 cuzk_fr want;
-                ntt_point(&want, cd, kind, a, n, ks[c]);
+                ntt_point(&want, cd, kind == CUZK_GPU_NTT_TO_COSET ? CUZK_GPU_NTT_COSET_FORWARD : kind,
+                          src, n, ks[c]);
                 ok &= !memcmp(&want, &out[ks[c]], sizeof want);
             }
             rc |= !ok;
@@ -1046,6 +1056,7 @@ done:
     cuzk_gpu_ctx_destroy(ctx);
     free(a);
     free(out);
+    free(inv);
     free(ms);
     return rc;
 }

@@ -378,7 +378,12 @@ typedef enum {
     CUZK_GPU_NTT_FORWARD = 0,        /* cuzk_ntt_forward */
     CUZK_GPU_NTT_INVERSE = 1,        /* cuzk_ntt_inverse */
     CUZK_GPU_NTT_COSET_FORWARD = 2,  /* cuzk_ntt_coset_forward */
-    CUZK_GPU_NTT_COSET_INVERSE = 3   /* cuzk_ntt_coset_inverse */
+    CUZK_GPU_NTT_COSET_INVERSE = 3,  /* cuzk_ntt_coset_inverse */
+    /* cuzk_ntt_inverse, then cuzk_ntt_coset_forward (values on the domain
+     * to values on the coset), with the inverse's last pass and the coset
+     * forward's first in one kernel: one read and one write of the array
+     * less (integer kernels; with an FP64 share, the two apart) */
+    CUZK_GPU_NTT_TO_COSET = 4
 } cuzk_gpu_ntt_kind;
 
 /* Creates a domain of 2^log_n points (1 <= log_n <= 28) on ctx: its tables

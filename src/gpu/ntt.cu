@@ -23,6 +23,23 @@ extern "C" {
  * shared memory, two blocks per SM asked for: UB = 3, 256 threads (register
  * cap 128: 8 elements of 8 limbs per thread plus a multiplication's
  * temporaries); UB = 2, 512 threads (cap 64: 4 elements). */
+/* The rounds of pass p on the tile in shared memory, each followed by a
+ * barrier. */
+template <int KIND, int UB, int F64>
+static __device__ __forceinline__ void ntt_rounds(const NttPass &p, const NttBlock &B,
+                                                  uint32_t *sm)
+{
+    NttRegs<UB> R;
+#pragma unroll 1
+    for (int q = 0; q < p.nrounds; q++) {
+        ntt_round_compute<KIND, UB, F64>(p, q, B, threadIdx.x, sm, R);
+        /* The last round writes to other threads' slots. */
+        if (q == p.nrounds - 1) __syncthreads();
+        ntt_round_write<KIND, UB>(p, q, B, R, sm);
+        __syncthreads();
+    }
+}
+
 template <int KIND, int FL, int UB, int F64>
 __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     ntt_pass_kernel(const NttPass p, uint4 *data)
@@ -33,16 +50,34 @@ __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64, false>(p, B, threadIdx.x, ntt_sm);
     if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, threadIdx.x, ntt_sm);
     __syncthreads();
-    NttRegs<UB> R;
-#pragma unroll 1
-    for (int q = 0; q < p.nrounds; q++) {
-        ntt_round_compute<KIND, UB, F64>(p, q, B, threadIdx.x, ntt_sm, R);
-        /* The last round writes to other threads' slots. */
-        if (q == p.nrounds - 1) __syncthreads();
-        ntt_round_write<KIND, UB>(p, q, B, R, ntt_sm);
-        __syncthreads();
-    }
+    ntt_rounds<KIND, UB, F64>(p, B, ntt_sm);
     ntt_store_phase<KIND, FL, UB, F64>(p, B, threadIdx.x, data, ntt_sm);
+}
+
+/* The inverse's pass 3 and the coset forward's pass 1 in one kernel, for
+ * CUZK_GPU_NTT_TO_COSET: both are column passes over the same columns
+ * (same tiles), so the inverse's result stays in shared memory and goes on
+ * into the forward's coset shift and rounds: one read and one write of the
+ * array less than the two passes apart. p3 has no store factor (the
+ * inverse's 1/n is in its pass 1 or 2); FL is p1's flags (its shift and
+ * twiddles). Integer kernels only. */
+template <int FL, int UB>
+__global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
+    ntt_fused_kernel(const NttPass p3, const NttPass p1, uint4 *data)
+{
+    extern __shared__ uint32_t ntt_sm[];
+    const NttBlock B = ntt_block<NTT_COL>(p1, blockIdx.x);
+    ntt_load_phase<NTT_COL, UB>(p3, B, threadIdx.x, data, ntt_sm);
+    __syncthreads();
+    ntt_rounds<NTT_COL, UB, 0>(p3, B, ntt_sm);
+    /* tile address a now holds the inverse's output at position a of the
+     * block, which p1's load would have put there */
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB, 0, false>(p1, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, 0, true>(p1, B, threadIdx.x, ntt_sm);
+    __syncthreads();
+    ntt_rounds<NTT_COL, UB, 0>(p1, B, ntt_sm);
+    ntt_store_phase<NTT_COL, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, 0>(p1, B, threadIdx.x, data,
+                                                                    ntt_sm);
 }
 
 typedef void (*NttKernel)(const NttPass, uint4 *);
@@ -74,6 +109,34 @@ static const struct {
 #undef NTT_KERNELS_OF
 #undef NTT_KERNELS_FULL
 enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
+
+typedef void (*NttFusedKernel)(const NttPass, const NttPass, uint4 *);
+
+/* The fused kernels: p1's flags (two-level, full or positional twiddles;
+ * the shift from two tables or the coset table) for both variants. */
+#define NTT_FK(FL, UB) {FL, UB, ntt_fused_kernel<FL, UB>}
+#define NTT_FUSED_OF(UB)                                                                     \
+    NTT_FK(NTT_F_TW | NTT_F_PRE, UB), NTT_FK(NTT_F_TWF | NTT_F_PRE, UB),                     \
+    NTT_FK(NTT_F_TWP | NTT_F_PRE, UB), NTT_FK(NTT_F_TW | NTT_F_PRE1, UB),                    \
+    NTT_FK(NTT_F_TWF | NTT_F_PRE1, UB), NTT_FK(NTT_F_TWP | NTT_F_PRE1, UB)
+static const struct {
+    int fl, ub;
+    NttFusedKernel fn;
+} ntt_fused_kernels[] = {NTT_FUSED_OF(3), NTT_FUSED_OF(2)};
+#undef NTT_FK
+#undef NTT_FUSED_OF
+enum { NTT_NFUSED = sizeof ntt_fused_kernels / sizeof ntt_fused_kernels[0] };
+
+/* The fused kernel for the coset forward's pass 1 p1 (NULL: none, e.g. an
+ * FP64 share: the two passes then run apart). */
+static NttFusedKernel ntt_fused_for(const NttPass &p1, int f64)
+{
+    const int fl = ntt_pass_flags(p1);
+    for (int i = 0; i < NTT_NFUSED && f64 == 0; i++)
+        if (ntt_fused_kernels[i].fl == fl && ntt_fused_kernels[i].ub == p1.ub)
+            return ntt_fused_kernels[i].fn;
+    return NULL;
+}
 
 /* The kernel of pass p with FP64 share f64 (NULL: no instantiation). */
 static NttKernel ntt_kernel_for(const NttPass &p, int f64)
@@ -107,6 +170,7 @@ struct cuzk_gpu_ntt_domain {
     uint4 *tab;             /* device: t.total elements, from the pool, owned */
     NttPass pass[4][3];     /* per kind (L >= 3) */
     NttKernel fn[4][3];     /* their kernels */
+    NttFusedKernel fused;   /* CUZK_GPU_NTT_TO_COSET's middle (NULL: apart) */
     size_t blocks[3];       /* grid of each pass */
 };
 
@@ -225,6 +289,15 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
             for (int i = 0; i < 3; i++) d->fn[kind][i] = ntt_kernel_for(d->pass[kind][i], d->f64);
         }
         for (int i = 0; i < 3; i++) d->blocks[i] = ntt_plan_blocks(d->pass[0][i], (int)log_n);
+        d->fused = ntt_fused_for(d->pass[2][0], d->f64);
+        e = d->fused ? cudaFuncSetAttribute(d->fused, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)NTT_SMEM_MAX)
+                     : cudaSuccess;
+        if (e != cudaSuccess) {
+            st = cuzk_gpu_fail(err, e, "ntt_domain_create");
+            cuzk_gpu_ntt_domain_destroy(d);
+            return st;
+        }
     }
     *out = d;
     return CUZK_OK;
@@ -260,11 +333,48 @@ extern "C" size_t cuzk_gpu_ntt_size(const cuzk_gpu_ntt_domain *d)
     return d ? (size_t)1 << d->log_n : 0;
 }
 
+static cuzk_status run(const cuzk_gpu_ntt_domain *d, cudaStream_t s, int kind, uint4 *data,
+                       char *err);
+
+/* Pass i of transform `kind`. */
+static cuzk_status run_pass(const cuzk_gpu_ntt_domain *d, cudaStream_t s, int kind, int i,
+                            uint4 *data, char *err)
+{
+    const NttPass &p = d->pass[kind][i];
+    d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - p.ub), (size_t)32 << p.tbits, s>>>(
+        p, data);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    return CUZK_OK;
+}
+
+/* CUZK_GPU_NTT_TO_COSET: the inverse's passes 1 and 2, its pass 3 fused
+ * with the coset forward's pass 1, the coset forward's passes 2 and 3; or
+ * the two transforms one after the other. */
+static cuzk_status run_to_coset(const cuzk_gpu_ntt_domain *d, cudaStream_t s, uint4 *data,
+                                char *err)
+{
+    cuzk_status st;
+    if (d->log_n < 3 || !d->fused) {
+        if ((st = run(d, s, CUZK_GPU_NTT_INVERSE, data, err)) != CUZK_OK) return st;
+        return run(d, s, CUZK_GPU_NTT_COSET_FORWARD, data, err);
+    }
+    if ((st = run_pass(d, s, CUZK_GPU_NTT_INVERSE, 0, data, err)) != CUZK_OK ||
+        (st = run_pass(d, s, CUZK_GPU_NTT_INVERSE, 1, data, err)) != CUZK_OK)
+        return st;
+    const NttPass &p3 = d->pass[CUZK_GPU_NTT_INVERSE][2], &p1 = d->pass[CUZK_GPU_NTT_COSET_FORWARD][0];
+    d->fused<<<(unsigned)d->blocks[0], 1u << (p1.tbits - p1.ub), (size_t)32 << p1.tbits, s>>>(
+        p3, p1, data);
+    CUZK_CUDA_TRY_LAUNCH(err);
+    if ((st = run_pass(d, s, CUZK_GPU_NTT_COSET_FORWARD, 1, data, err)) != CUZK_OK) return st;
+    return run_pass(d, s, CUZK_GPU_NTT_COSET_FORWARD, 2, data, err);
+}
+
 /* Enqueues the transform; no synchronization. */
 static cuzk_status run(const cuzk_gpu_ntt_domain *d, cudaStream_t s, int kind, uint4 *data,
                        char *err)
 {
     const NttTables &t = d->t;
+    if (kind == CUZK_GPU_NTT_TO_COSET) return run_to_coset(d, s, data, err);
     if (d->log_n < 3) {
         const uint4 *tab = d->tab;
         const bool inv = kind == CUZK_GPU_NTT_INVERSE || kind == CUZK_GPU_NTT_COSET_INVERSE;
@@ -277,17 +387,15 @@ static cuzk_status run(const cuzk_gpu_ntt_domain *d, cudaStream_t s, int kind, u
         return CUZK_OK;
     }
     for (int i = 0; i < 3; i++) {
-        const NttPass &p = d->pass[kind][i];
-        d->fn[kind][i]<<<(unsigned)d->blocks[i], 1u << (p.tbits - p.ub), (size_t)32 << p.tbits, s>>>(
-            p, data);
-        CUZK_CUDA_TRY_LAUNCH(err);
+        cuzk_status st = run_pass(d, s, kind, i, data, err);
+        if (st != CUZK_OK) return st;
     }
     return CUZK_OK;
 }
 
 static bool kind_ok(cuzk_gpu_ntt_kind kind)
 {
-    return (unsigned)kind <= (unsigned)CUZK_GPU_NTT_COSET_INVERSE;
+    return (unsigned)kind <= (unsigned)CUZK_GPU_NTT_TO_COSET;
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt(const cuzk_gpu_ntt_domain *d, unsigned stream,

@@ -1,7 +1,8 @@
 /* GPU NTT (include/cuzk/gpu.h, NTT section) against the CPU backend
  * (include/cuzk/poly.h), bit for bit.
  *
- * For both conventions and all four transforms, on fresh seeded random
+ * For both conventions and all five transforms (the four, and the inverse
+ * then coset forward of CUZK_GPU_NTT_TO_COSET), on fresh seeded random
  * inputs: every size 2^1 .. 2^12, then 2^16, 2^20, 2^21, 2^22, and forced
  * digit splits with the column passes that the automatic plan uses only at
  * 2^26 .. 2^28 (9 and 10 bits) at 2^19 and 2^21; edge inputs (one 1 among
@@ -32,7 +33,8 @@ static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 static unsigned ept, f64, full;
 static const char *tw_names[3] = {"2lvl", "full", "pos"}; /* full & 3 */
 
-static const char *kind_names[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+static const char *kind_names[5] = {"forward", "inverse", "coset_forward", "coset_inverse",
+                                    "to_coset"};
 
 static void cpu_ntt(const cuzk_ntt_domain *d, int kind, cuzk_fr *a)
 {
@@ -40,7 +42,11 @@ static void cpu_ntt(const cuzk_ntt_domain *d, int kind, cuzk_fr *a)
     case 0: cuzk_ntt_forward(d, a); break;
     case 1: cuzk_ntt_inverse(d, a); break;
     case 2: cuzk_ntt_coset_forward(d, a); break;
-    default: cuzk_ntt_coset_inverse(d, a); break;
+    case 3: cuzk_ntt_coset_inverse(d, a); break;
+    default: /* CUZK_GPU_NTT_TO_COSET */
+        cuzk_ntt_inverse(d, a);
+        cuzk_ntt_coset_forward(d, a);
+        break;
     }
 }
 
@@ -104,7 +110,7 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
     if (st == CUZK_OK && cd && in) {
         CHECK(cuzk_gpu_ntt_size(gd) == n);
         int ok = 1;
-        for (int kind = 0; kind < 4; kind++) {
+        for (int kind = 0; kind < 5; kind++) {
             for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
             ok &= compare_one(gd, cd, kind, in, n, k1 ? "forced split" : "random");
         }
@@ -153,12 +159,12 @@ static void test_edges(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots)
         for (int w = 0; w < 3; w++) {
             memset(in, 0, n * sizeof *in);
             in[where[w]] = CUZK_FR_ONE;
-            for (int kind = 0; kind < 4; kind++) compare_one(gd, cd, kind, in, n, "one-hot");
+            for (int kind = 0; kind < 5; kind++) compare_one(gd, cd, kind, in, n, "one-hot");
         }
         cuzk_fr m1;
         cuzk_fr_neg(&m1, &CUZK_FR_ONE);
         for (size_t i = 0; i < n; i++) in[i] = m1;
-        for (int kind = 0; kind < 4; kind++) compare_one(gd, cd, kind, in, n, "all r-1");
+        for (int kind = 0; kind < 5; kind++) compare_one(gd, cd, kind, in, n, "all r-1");
     }
     free(in);
     cuzk_ntt_domain_destroy(cd);
@@ -273,7 +279,7 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_OK);
     cuzk_fr x[4096];
     memset(x, 0, sizeof x);
-    CHECK(cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)4, x, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    CHECK(cuzk_gpu_ntt_host(gd, (cuzk_gpu_ntt_kind)5, x, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_ntt_host(NULL, CUZK_GPU_NTT_FORWARD, x, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_ntt_host(gd, CUZK_GPU_NTT_FORWARD, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_ntt(gd, 0, CUZK_GPU_NTT_FORWARD, NULL, gerr) == CUZK_ERR_INVALID_ARGUMENT);

@@ -205,6 +205,80 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
     }
 }
 
+/* One launch of ntt_fused_kernel<FL, UB> (ntt.cu): p3's load and rounds,
+ * p1's shift, rounds and store, with the kernel's barriers. */
+template <int FL, int UB>
+static void emu_fused(const NttPass &p3, const NttPass &p1, uint4 *data, size_t blocks)
+{
+    const uint32_t T = 1u << p1.tbits, nthr = T >> UB;
+    std::vector<uint32_t> sm((size_t)8 * T);
+    std::vector<NttRegs<UB>> R(nthr);
+    std::vector<std::vector<uint32_t>> own(nthr), loaded(nthr);
+    emu_T = T;
+    for (size_t b = 0; b < blocks; b++) {
+        const NttBlock B = ntt_block<NTT_COL>(p1, (uint32_t)b);
+        std::fill(sm.begin(), sm.end(), 0xa5a5a5a5u);
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_load_phase<NTT_COL, UB>(p3, B, emu_tid, data, sm.data());
+        phase_end(p3, PH_LOAD, nthr, 0, T);
+        for (uint32_t t = 0; t < nthr; t++) loaded[t] = thread_slots(t, 1);
+        for (int half = 0; half < 2; half++) {
+            const NttPass &p = half ? p1 : p3;
+            if (half) {
+                /* the shift touches the slots its thread loaded (as in the
+                 * pass kernel; here after the rounds' barrier) */
+                own = loaded;
+                phase_begin(nthr);
+                for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
+                    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, 0, true>(p1, B, emu_tid, sm.data());
+                    else ntt_pre_phase<UB, 0, false>(p1, B, emu_tid, sm.data());
+                }
+                phase_end(p1, PH_PRE, nthr, T, T);
+                for (uint32_t t = 0; t < nthr; t++)
+                    phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
+            }
+            for (int q = 0; q < p.nrounds; q++) {
+                const bool last = q == p.nrounds - 1;
+                phase_begin(nthr);
+                for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+                    ntt_round_compute<NTT_COL, UB, 0>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
+                phase_end(p, PH_RREAD, nthr, T, 0);
+                for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 0);
+                phase_begin(nthr);
+                for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+                    ntt_round_write<NTT_COL, UB>(p, q, B, R[emu_tid], sm.data());
+                phase_end(p, last ? PH_LAST : PH_RWRITE, nthr, 0, T);
+                if (!last)
+                    for (uint32_t t = 0; t < nthr; t++) phase_bad += thread_slots(t, 1) != own[t];
+            }
+        }
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_store_phase<NTT_COL, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, 0>(p1, B, emu_tid, data,
+                                                                           sm.data());
+        phase_end(p1, PH_STORE, nthr, T, 0);
+    }
+}
+
+/* The fused kernel that ntt.cu's ntt_fused_for picks for p1; false: none
+ * (the two passes then run apart). */
+template <int UB>
+static bool emu_run_fused(const NttPass &p3, const NttPass &p1, uint4 *data, int L)
+{
+    const size_t blocks = ntt_plan_blocks(p1, L);
+    switch (ntt_pass_flags(p1)) {
+    case NTT_F_TW | NTT_F_PRE: emu_fused<NTT_F_TW | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TWF | NTT_F_PRE: emu_fused<NTT_F_TWF | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TWP | NTT_F_PRE: emu_fused<NTT_F_TWP | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TW | NTT_F_PRE1: emu_fused<NTT_F_TW | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TWF | NTT_F_PRE1: emu_fused<NTT_F_TWF | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TWP | NTT_F_PRE1: emu_fused<NTT_F_TWP | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
+    default: return false;
+    }
+    return true;
+}
+
 /* The kernel that ntt.cu's ntt_kernel_for picks for p. */
 template <int UB, int F64>
 static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
@@ -269,12 +343,34 @@ static bool emu_run_variant(const NttPass &p, uint4 *data, int L, int ub, int f6
 
 /* Transform `kind` of a (2^L elements) as ntt.cu's run() does it, with
  * 2^ub elements per thread and f64 quarters of the multiplications on the
- * FP64 path, from the host tables tab (layout t). */
+ * FP64 path, from the host tables tab (layout t). Kind 4
+ * (CUZK_GPU_NTT_TO_COSET): the inverse's passes 1 and 2, the fused kernel,
+ * the coset forward's passes 2 and 3 (integer kernels; else the two
+ * transforms apart). */
 static void emu_ntt(cuzk_fr *a, const NttTables &t, const cuzk_fr *tab, int kind, int ub, int f64)
 {
     const uint4 *T4 = (const uint4 *)tab;
     uint4 *data = (uint4 *)a;
     const int L = t.L;
+    if (kind == 4 && (L < 3 || f64)) {
+        emu_ntt(a, t, tab, 1, ub, f64);
+        emu_ntt(a, t, tab, 2, ub, f64);
+        return;
+    }
+    if (kind == 4) {
+        NttPass pi[3], pc[3];
+        ntt_plan_passes(pi, t, T4, 1, ub);
+        ntt_plan_passes(pc, t, T4, 2, ub);
+        for (int i = 0; i < 2; i++)
+            CHECK_MSG(emu_run_variant(pi[i], data, L, ub, 0), "2^%d inverse pass %d", L, i);
+        CHECK(ntt_pass_flags(pi[2]) == 0);
+        bool ok = ub == 3 ? emu_run_fused<3>(pi[2], pc[0], data, L)
+                          : emu_run_fused<2>(pi[2], pc[0], data, L);
+        CHECK_MSG(ok, "2^%d: no fused kernel for flags %d", L, ntt_pass_flags(pc[0]));
+        for (int i = 1; i < 3; i++)
+            CHECK_MSG(emu_run_variant(pc[i], data, L, ub, 0), "2^%d coset pass %d", L, i);
+        return;
+    }
     if (L < 3) {
         const bool inv = kind == 1 || kind == 3, cf = kind == 2, ci = kind == 3;
         ntt_tiny(data, L, T4 + 2 * (inv ? t.inner_i : t.inner_f), t.kt, t.w,
@@ -325,7 +421,7 @@ static void rand_fr(cuzk_fr *x)
     }
 }
 
-static const char *kind_names[4] = {"forward", "inverse", "coset fwd", "coset inv"};
+static const char *kind_names[5] = {"forward", "inverse", "coset fwd", "coset inv", "to coset"};
 static int sizes_run;
 static long variant_runs[NVARIANTS]; /* transforms compared, per variant */
 
@@ -387,7 +483,7 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
         const int tw = VARIANTS[v].tw;
         if ((tw == 0 || vmask >> v & 1) && tab[tw].empty()) tab[tw] = emu_tables(t[tw], cd);
     }
-    for (int kind = 0; kind < 4; kind++) {
+    for (int kind = 0; kind < 5; kind++) {
         if (!(kinds >> kind & 1)) continue;
         for (size_t i = 0; i < n; i++) rand_fr(&in[i]);
         want = in;
@@ -395,7 +491,11 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
         case 0: cuzk_ntt_forward(cd, want.data()); break;
         case 1: cuzk_ntt_inverse(cd, want.data()); break;
         case 2: cuzk_ntt_coset_forward(cd, want.data()); break;
-        default: cuzk_ntt_coset_inverse(cd, want.data()); break;
+        case 3: cuzk_ntt_coset_inverse(cd, want.data()); break;
+        default:
+            cuzk_ntt_inverse(cd, want.data());
+            cuzk_ntt_coset_forward(cd, want.data());
+            break;
         }
         for (int v = 0; v < NVARIANTS; v++) {
             if (!(vmask >> v & 1) || (V_COSET >> v & 1 && kind < 2)) continue;
@@ -442,13 +542,13 @@ int main(void)
     for (int ri = 0; ri < 2; ri++) {
         /* every size up to 2^14 with every split, 2^15 and 2^16 planned */
         for (int L = 1; L <= (quick ? 12 : 16); L++) {
-            check(L, both[ri], 0, 15, L <= 12 ? (unsigned)V_ALL : V_INT | v_f64(1 + (L + ri) % 4));
+            check(L, both[ri], 0, 31, L <= 12 ? (unsigned)V_ALL : V_INT | v_f64(1 + (L + ri) % 4));
             if (L > 14) continue;
             for (int k1 = 1; k1 <= 10; k1++) {
                 int pk1, pk2;
                 if (!ntt_split_ok(L, k1) || (ntt_plan_digits(L, &pk1, &pk2) && pk1 == k1))
                     continue;
-                check(L, both[ri], k1, 15, V_INT | v_f64(1 + (L + k1 + ri) % 4));
+                check(L, both[ri], k1, 31, V_INT | v_f64(1 + (L + k1 + ri) % 4));
             }
         }
     }
@@ -456,7 +556,7 @@ int main(void)
     if (!quick) {
         /* (the middle tile of 2^20, k2 = 6, has FP64 checks at 2^14) */
         check(17, CUZK_ROOTS_BELLPERSON, 8, 1 << 2, V_INT | v_f64(1));
-        check(19, CUZK_ROOTS_SNARKJS, 9, 1 << 3, V_INT | v_f64(3));
+        check(19, CUZK_ROOTS_SNARKJS, 9, 1 << 3 | 1 << 4, V_INT | v_f64(3));
         check(20, CUZK_ROOTS_BELLPERSON, 0, 1 << 0, V_INT);
         check(20, CUZK_ROOTS_SNARKJS, 0, 1 << 1, V_INT);
         check(21, CUZK_ROOTS_BELLPERSON, 10, 1 << 0, V_INT | v_f64(2));
