@@ -152,6 +152,60 @@ static std::vector<uint32_t> thread_slots(uint32_t t, int write)
 
 /* ------------------------------------------------ the emulated launch -- */
 
+/* The load phase of every thread into a fresh tile (a read of a slot
+ * nobody wrote shows in the result); loaded[t] gets thread t's slots. */
+template <int KIND, int UB>
+static void emu_load(const NttPass &p, const NttBlock &B, uint32_t nthr, const uint4 *data,
+                     std::vector<uint32_t> &sm, size_t used,
+                     std::vector<std::vector<uint32_t>> &loaded)
+{
+    std::fill(sm.begin(), sm.end(), 0xa5a5a5a5u);
+    phase_begin(nthr);
+    for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+        ntt_load_phase<KIND, UB>(p, B, emu_tid, data, sm.data());
+    phase_end(p, PH_LOAD, nthr, 0, used);
+    for (uint32_t t = 0; t < nthr; t++) loaded[t] = thread_slots(t, 1);
+}
+
+/* The coset shift (ntt_pre_phase, FL's PRE or PRE1) of every thread; it
+ * must touch exactly the slots `own` (those its thread loaded). */
+template <int FL, int UB, int F64>
+static void emu_pre(const NttPass &p, const NttBlock &B, uint32_t nthr, uint32_t *sm,
+                    const std::vector<std::vector<uint32_t>> &own, size_t used)
+{
+    phase_begin(nthr);
+    for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
+        if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, emu_tid, sm);
+        else ntt_pre_phase<UB, F64, false>(p, B, emu_tid, sm);
+    }
+    phase_end(p, PH_PRE, nthr, used, used);
+    for (uint32_t t = 0; t < nthr; t++)
+        phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
+}
+
+/* The rounds of pass p (ntt.cu's ntt_rounds), each phase for every thread
+ * in turn; a round that is not the last writes back what its thread read. */
+template <int KIND, int UB, int F64>
+static void emu_rounds(const NttPass &p, const NttBlock &B, uint32_t nthr, uint32_t *sm,
+                       std::vector<NttRegs<UB>> &R, size_t rused)
+{
+    for (int q = 0; q < p.nrounds; q++) {
+        const bool last = q == p.nrounds - 1;
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_round_compute<KIND, UB, F64>(p, q, B, emu_tid, sm, R[emu_tid]);
+        phase_end(p, PH_RREAD, nthr, rused, 0);
+        std::vector<std::vector<uint32_t>> read(nthr);
+        for (uint32_t t = 0; t < nthr; t++) read[t] = thread_slots(t, 0);
+        phase_begin(nthr);
+        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
+            ntt_round_write<KIND, UB>(p, q, B, R[emu_tid], sm);
+        phase_end(p, last ? PH_LAST : PH_RWRITE, nthr, 0, rused);
+        if (!last)
+            for (uint32_t t = 0; t < nthr; t++) phase_bad += thread_slots(t, 1) != read[t];
+    }
+}
+
 /* One launch of ntt_pass_kernel<KIND, FL, UB, F64> (ntt.cu) over data. */
 template <int KIND, int FL, int UB, int F64>
 static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
@@ -159,7 +213,7 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
     const uint32_t T = 1u << p.tbits, nthr = T >> UB;
     std::vector<uint32_t> sm((size_t)8 * T);
     std::vector<NttRegs<UB>> R(nthr);
-    std::vector<std::vector<uint32_t>> own(nthr);
+    std::vector<std::vector<uint32_t>> loaded(nthr);
     emu_T = T;
     for (size_t b = 0; b < blocks; b++) {
         const NttBlock B = ntt_block<KIND>(p, (uint32_t)b);
@@ -167,37 +221,9 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
         /* with 4 elements per thread the rounds also transform the absent
          * square of a diagonal MID block (ntt_round_compute) */
         const size_t rused = UB == 2 ? T : used;
-        /* a read of a slot nobody wrote shows in the result */
-        std::fill(sm.begin(), sm.end(), 0xa5a5a5a5u);
-        phase_begin(nthr);
-        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-            ntt_load_phase<KIND, UB>(p, B, emu_tid, data, sm.data());
-        phase_end(p, PH_LOAD, nthr, 0, used);
-        if (FL & (NTT_F_PRE | NTT_F_PRE1)) {
-            for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 1);
-            phase_begin(nthr);
-            for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
-                if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, emu_tid, sm.data());
-                else ntt_pre_phase<UB, F64, false>(p, B, emu_tid, sm.data());
-            }
-            phase_end(p, PH_PRE, nthr, used, used);
-            for (uint32_t t = 0; t < nthr; t++)
-                phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
-        }
-        for (int q = 0; q < p.nrounds; q++) {
-            const bool last = q == p.nrounds - 1;
-            phase_begin(nthr);
-            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                ntt_round_compute<KIND, UB, F64>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
-            phase_end(p, PH_RREAD, nthr, rused, 0);
-            for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 0);
-            phase_begin(nthr);
-            for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                ntt_round_write<KIND, UB>(p, q, B, R[emu_tid], sm.data());
-            phase_end(p, last ? PH_LAST : PH_RWRITE, nthr, 0, rused);
-            if (!last)
-                for (uint32_t t = 0; t < nthr; t++) phase_bad += thread_slots(t, 1) != own[t];
-        }
+        emu_load<KIND, UB>(p, B, nthr, data, sm, used, loaded);
+        if (FL & (NTT_F_PRE | NTT_F_PRE1)) emu_pre<FL, UB, F64>(p, B, nthr, sm.data(), loaded, used);
+        emu_rounds<KIND, UB, F64>(p, B, nthr, sm.data(), R, rused);
         phase_begin(nthr);
         for (emu_tid = 0; emu_tid < nthr; emu_tid++)
             ntt_store_phase<KIND, FL, UB, F64>(p, B, emu_tid, data, sm.data());
@@ -206,53 +232,22 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
 }
 
 /* One launch of ntt_fused_kernel<FL, UB> (ntt.cu): p3's load and rounds,
- * p1's shift, rounds and store, with the kernel's barriers. */
+ * p1's shift (on the slots its thread loaded, as in the pass kernel; here
+ * after the rounds' barrier), rounds and store. */
 template <int FL, int UB>
 static void emu_fused(const NttPass &p3, const NttPass &p1, uint4 *data, size_t blocks)
 {
     const uint32_t T = 1u << p1.tbits, nthr = T >> UB;
     std::vector<uint32_t> sm((size_t)8 * T);
     std::vector<NttRegs<UB>> R(nthr);
-    std::vector<std::vector<uint32_t>> own(nthr), loaded(nthr);
+    std::vector<std::vector<uint32_t>> loaded(nthr);
     emu_T = T;
     for (size_t b = 0; b < blocks; b++) {
         const NttBlock B = ntt_block<NTT_COL>(p1, (uint32_t)b);
-        std::fill(sm.begin(), sm.end(), 0xa5a5a5a5u);
-        phase_begin(nthr);
-        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-            ntt_load_phase<NTT_COL, UB>(p3, B, emu_tid, data, sm.data());
-        phase_end(p3, PH_LOAD, nthr, 0, T);
-        for (uint32_t t = 0; t < nthr; t++) loaded[t] = thread_slots(t, 1);
-        for (int half = 0; half < 2; half++) {
-            const NttPass &p = half ? p1 : p3;
-            if (half) {
-                /* the shift touches the slots its thread loaded (as in the
-                 * pass kernel; here after the rounds' barrier) */
-                own = loaded;
-                phase_begin(nthr);
-                for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
-                    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, 0, true>(p1, B, emu_tid, sm.data());
-                    else ntt_pre_phase<UB, 0, false>(p1, B, emu_tid, sm.data());
-                }
-                phase_end(p1, PH_PRE, nthr, T, T);
-                for (uint32_t t = 0; t < nthr; t++)
-                    phase_bad += thread_slots(t, 0) != own[t] || thread_slots(t, 1) != own[t];
-            }
-            for (int q = 0; q < p.nrounds; q++) {
-                const bool last = q == p.nrounds - 1;
-                phase_begin(nthr);
-                for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                    ntt_round_compute<NTT_COL, UB, 0>(p, q, B, emu_tid, sm.data(), R[emu_tid]);
-                phase_end(p, PH_RREAD, nthr, T, 0);
-                for (uint32_t t = 0; t < nthr; t++) own[t] = thread_slots(t, 0);
-                phase_begin(nthr);
-                for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-                    ntt_round_write<NTT_COL, UB>(p, q, B, R[emu_tid], sm.data());
-                phase_end(p, last ? PH_LAST : PH_RWRITE, nthr, 0, T);
-                if (!last)
-                    for (uint32_t t = 0; t < nthr; t++) phase_bad += thread_slots(t, 1) != own[t];
-            }
-        }
+        emu_load<NTT_COL, UB>(p3, B, nthr, data, sm, T, loaded);
+        emu_rounds<NTT_COL, UB, 0>(p3, B, nthr, sm.data(), R, T);
+        emu_pre<FL, UB, 0>(p1, B, nthr, sm.data(), loaded, T);
+        emu_rounds<NTT_COL, UB, 0>(p1, B, nthr, sm.data(), R, T);
         phase_begin(nthr);
         for (emu_tid = 0; emu_tid < nthr; emu_tid++)
             ntt_store_phase<NTT_COL, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, 0>(p1, B, emu_tid, data,
