@@ -315,7 +315,7 @@ struct msm_aff_field<EcFp2> {
     static constexpr bool fp64 = true;
     static constexpr int blocks = 1; /* 255 registers with or without a bound */
     /* Calls, and their Fp products calls too (ec_fp2_mul_fc, ec_fp2_sqr_fc):
-     * the accumulation's code 130 -> 81 KB and -5% on the H200 (session 17,
+     * the accumulation's code 130 -> 81 KB and -6% on the H200 (session 17,
      * docs/perf.md "The full size with the calls, and two more variants"). */
     static FF_INLINE void mul(EcFp2::E &r, const EcFp2::E &a, const EcFp2::E &b)
     {
