@@ -27,6 +27,11 @@ check "tcp without token_file is refused" grep -q "tcp needs token_file" "$W/err
 printf '[circuit x]\nsize = 12\n' >"$W/bad.conf"
 "$CUZK" serve --config "$W/bad.conf" --dir "$D" 2>"$W/err"
 check "a circuit without builtin or key is refused" grep -q "give builtin or key" "$W/err"
+printf '[engine]\ngpu_ntt_full_twiddles = 3\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
+check "gpu_ntt_full_twiddles 3 is refused by --check" grep -q "plus 4 for the coset table" "$W/err"
+printf '[engine]\ngpu_ntt_full_twiddles = 5\n' >"$W/bad.conf"
+check "gpu_ntt_full_twiddles 5 is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
 check "examples/cuzk.conf is a valid config" \
     "$CUZK" serve --config "$DATA/../../examples/cuzk.conf" --check
 

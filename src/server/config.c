@@ -203,6 +203,10 @@ static cuzk_status set_key(void *base, const keydef *d, const char *v, const cha
     case K_UINT:
         if (!parse_u64(v, &x, 0) || x > d->cap)
             return CFG_ERR(err, name, line, "%s: expected an integer from 0 to %zu", d->key, d->cap);
+        /* the twiddle modes 0..2, each plus 4 for the coset table: 3 is none */
+        if (!strcmp(d->key, "gpu_ntt_full_twiddles") && x == 3)
+            return CFG_ERR(err, name, line, "%s: expected 0, 1 or 2, plus 4 for the coset table",
+                           d->key);
         *(unsigned *)p = (unsigned)x;
         return CUZK_OK;
     case K_BOOL:
