@@ -299,7 +299,7 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
     }
     /* the table that holds the inverse's 1/n, times g^-n for the coset
      * inverse with the coset table */
-    const bool sc = kind == 3 && t.coset;
+    const bool scaled = kind == 3 && t.coset;
     if (t.tw == NTT_TW_FULL) {
         out[0].tw_full = NTT_TAB(full);
         out[0].neg = inv ? ~0u : 0u;
@@ -307,10 +307,10 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
         out[0].tw_pos = NTT_TAB(full);
     } else {
         out[0].tw_lo = inv ? NTT_TAB(wlo_i) : NTT_TAB(wlo_f);
-        out[0].tw_hi = sc ? NTT_TAB(sc) : inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
+        out[0].tw_hi = scaled ? NTT_TAB(sc) : inv ? NTT_TAB(whi_i) : NTT_TAB(whi_f);
     }
     /* 1/n in whi_i or d_i */
-    out[1].tw_d = sc && t.tw == NTT_TW_FULL ? NTT_TAB(sc) : inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
+    out[1].tw_d = scaled && t.tw == NTT_TW_FULL ? NTT_TAB(sc) : inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
     if (kind == 3 && t.coset) {
         out[2].post_one = NTT_TAB(gtab);
     } else if (kind == 3) {

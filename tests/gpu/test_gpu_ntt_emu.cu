@@ -206,9 +206,12 @@ static void emu_rounds(const NttPass &p, const NttBlock &B, uint32_t nthr, uint3
     }
 }
 
-/* One launch of ntt_pass_kernel<KIND, FL, UB, F64> (ntt.cu) over data. */
+/* One launch of ntt_pass_kernel<KIND, FL, UB, F64> (ntt.cu) over data or,
+ * with p3, of ntt_fused_kernel<FL, UB> (KIND COL, F64 0): p3's load and
+ * rounds, then p's shift (on the slots its thread loaded, as in the pass
+ * kernel; there after the rounds' barrier), rounds and store. */
 template <int KIND, int FL, int UB, int F64>
-static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
+static void emu_pass(const NttPass &p, uint4 *data, size_t blocks, const NttPass *p3 = nullptr)
 {
     const uint32_t T = 1u << p.tbits, nthr = T >> UB;
     std::vector<uint32_t> sm((size_t)8 * T);
@@ -221,38 +224,15 @@ static void emu_pass(const NttPass &p, uint4 *data, size_t blocks)
         /* with 4 elements per thread the rounds also transform the absent
          * square of a diagonal MID block (ntt_round_compute) */
         const size_t rused = UB == 2 ? T : used;
-        emu_load<KIND, UB>(p, B, nthr, data, sm, used, loaded);
+        emu_load<KIND, UB>(p3 ? *p3 : p, B, nthr, data, sm, used, loaded);
+        if (p3) emu_rounds<KIND, UB, F64>(*p3, B, nthr, sm.data(), R, rused);
         if (FL & (NTT_F_PRE | NTT_F_PRE1)) emu_pre<FL, UB, F64>(p, B, nthr, sm.data(), loaded, used);
         emu_rounds<KIND, UB, F64>(p, B, nthr, sm.data(), R, rused);
         phase_begin(nthr);
         for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-            ntt_store_phase<KIND, FL, UB, F64>(p, B, emu_tid, data, sm.data());
+            ntt_store_phase<KIND, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, F64>(p, B, emu_tid, data,
+                                                                          sm.data());
         phase_end(p, PH_STORE, nthr, used, 0);
-    }
-}
-
-/* One launch of ntt_fused_kernel<FL, UB> (ntt.cu): p3's load and rounds,
- * p1's shift (on the slots its thread loaded, as in the pass kernel; here
- * after the rounds' barrier), rounds and store. */
-template <int FL, int UB>
-static void emu_fused(const NttPass &p3, const NttPass &p1, uint4 *data, size_t blocks)
-{
-    const uint32_t T = 1u << p1.tbits, nthr = T >> UB;
-    std::vector<uint32_t> sm((size_t)8 * T);
-    std::vector<NttRegs<UB>> R(nthr);
-    std::vector<std::vector<uint32_t>> loaded(nthr);
-    emu_T = T;
-    for (size_t b = 0; b < blocks; b++) {
-        const NttBlock B = ntt_block<NTT_COL>(p1, (uint32_t)b);
-        emu_load<NTT_COL, UB>(p3, B, nthr, data, sm, T, loaded);
-        emu_rounds<NTT_COL, UB, 0>(p3, B, nthr, sm.data(), R, T);
-        emu_pre<FL, UB, 0>(p1, B, nthr, sm.data(), loaded, T);
-        emu_rounds<NTT_COL, UB, 0>(p1, B, nthr, sm.data(), R, T);
-        phase_begin(nthr);
-        for (emu_tid = 0; emu_tid < nthr; emu_tid++)
-            ntt_store_phase<NTT_COL, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, 0>(p1, B, emu_tid, data,
-                                                                           sm.data());
-        phase_end(p1, PH_STORE, nthr, T, 0);
     }
 }
 
@@ -263,12 +243,12 @@ static bool emu_run_fused(const NttPass &p3, const NttPass &p1, uint4 *data, int
 {
     const size_t blocks = ntt_plan_blocks(p1, L);
     switch (ntt_pass_flags(p1)) {
-    case NTT_F_TW | NTT_F_PRE: emu_fused<NTT_F_TW | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
-    case NTT_F_TWF | NTT_F_PRE: emu_fused<NTT_F_TWF | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
-    case NTT_F_TWP | NTT_F_PRE: emu_fused<NTT_F_TWP | NTT_F_PRE, UB>(p3, p1, data, blocks); break;
-    case NTT_F_TW | NTT_F_PRE1: emu_fused<NTT_F_TW | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
-    case NTT_F_TWF | NTT_F_PRE1: emu_fused<NTT_F_TWF | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
-    case NTT_F_TWP | NTT_F_PRE1: emu_fused<NTT_F_TWP | NTT_F_PRE1, UB>(p3, p1, data, blocks); break;
+    case NTT_F_TW | NTT_F_PRE: emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TWF | NTT_F_PRE: emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TWP | NTT_F_PRE: emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TW | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TWF | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TWP | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
     default: return false;
     }
     return true;
