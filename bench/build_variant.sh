@@ -6,7 +6,8 @@
 # configured build tree.
 #   bench/build_variant.sh NAME UNIT [NVCC FLAGS...]
 #   e.g. bench/build_variant.sh p0one ntt -DCUZK_FR_P0ONE_STEPS
-# Output: build-var/NAME/cuzk-bench. build-gpu must be built first.
+# Output: build-var/NAME/cuzk-bench (and the tests named in TESTS). build-gpu
+# must be built first.
 set -eu -o pipefail
 NAME=$1 UNIT=$2
 shift 2
@@ -29,4 +30,12 @@ sed "s#src/gpu/libcuzk_gpu.a#$V/libcuzk_gpu.a#" "$B/CMakeFiles/cuzk-bench.dir/li
     >"$V/linkLibs.rsp"
 (cd "$B" && g++ @CMakeFiles/cuzk-bench.dir/objects1 -o "$V/cuzk-bench" @"$V/linkLibs.rsp" \
     -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
-echo "build_variant: $V/cuzk-bench ($UNIT.cu $*)"
+# TESTS="test_gpu_ntt ...": those GPU tests linked against the copy too.
+for t in ${TESTS:-}; do
+    T=$B/src/gpu/CMakeFiles/$t.dir
+    [ -f "$T/linkLibs.rsp" ] || { echo "build_variant: no test $t in build-gpu" >&2; exit 1; }
+    sed "s#^ *libcuzk_gpu.a# $V/libcuzk_gpu.a#" "$T/linkLibs.rsp" >"$V/$t.rsp"
+    (cd "$B/src/gpu" && g++ @"CMakeFiles/$t.dir/objects1" -o "$V/$t" @"$V/$t.rsp" \
+        -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
+done
+echo "build_variant: $V/cuzk-bench ${TESTS:-}($UNIT.cu $*)"
