@@ -38,4 +38,4 @@ for t in ${TESTS:-}; do
     (cd "$B/src/gpu" && g++ @"CMakeFiles/$t.dir/objects1" -o "$V/$t" @"$V/$t.rsp" \
         -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
 done
-echo "build_variant: $V/cuzk-bench ${TESTS:-}($UNIT.cu $*)"
+echo "build_variant: $V/cuzk-bench ${TESTS:+and $TESTS }($UNIT.cu $*)"
