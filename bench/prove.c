@@ -237,7 +237,7 @@ int bench_prove(int argc, char **argv)
     unsigned size = 0;
     int runs = 5, json = 0, calibrate = 0;
     unsigned threads = 0, gpu_streams = 0, gpu_msm_flags = 0, ntt_fp64 = 0, msm_fp64 = 0, sparse_early = 0,
-             full_tw = 1; /* cuzk_config_default's */
+             full_tw = ~0u; /* ~0: cuzk_config_default's */
     uint64_t pool_bytes = 0; /* cuzk_config_default's: the context's default pool */
     double o_rate = 0, o_hbm = 0, o_h2d = 0; /* 0: the model's */
     for (int i = 1; i < argc; i++) {
@@ -331,13 +331,13 @@ int bench_prove(int argc, char **argv)
                    "and of each MSM addition's (of 6) on the FP64 pipe (default 0).\n"
                    "--gpu-sparse-early: the sparse MSMs start before the NTTs, beside them.\n"
                    "--gpu-pool GB: the workspace's device pool (default: the free memory less\n"
-                   "an eighth, at least 4 GiB, after the kernels' local memory).\n"
+                   "a sixteenth, at least 4 GiB, after the kernels' local memory).\n"
                    "--gpu-ntt-full-tw N: the NTTs' pass 1 twiddles from a full table\n"
-                   "(n x 32 B; 1, also without the flag, where the pool has room after the\n"
-                   "MSMs' upgrades), a positional one (2: as large, read like the data,\n"
-                   "forward transforms only), or two small tables (0); plus 4: the coset\n"
-                   "table too (n x 32 B more; one multiplication less an element in the\n"
-                   "coset transforms' shifts).\n"
+                   "(n x 32 B; 1, the flag alone, where the pool has room after the MSMs'\n"
+                   "upgrades), a positional one (2: as large, read like the data, forward\n"
+                   "transforms only), or two small tables (0); plus 4: the coset table too\n"
+                   "(n x 32 B more, where room is left; one multiplication less an element\n"
+                   "in the coset transforms' shifts). Default 5.\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"
@@ -406,7 +406,7 @@ int bench_prove(int argc, char **argv)
     cfg.gpu_msm_fp64 = msm_fp64;
     cfg.gpu_sparse_early = sparse_early;
     cfg.gpu_pool_bytes = pool_bytes;
-    cfg.gpu_ntt_full_twiddles = full_tw;
+    if (full_tw != ~0u) cfg.gpu_ntt_full_twiddles = full_tw;
     int rc = 2;
     char label[64];
     /* The model: measured first, so that a failed calibration costs no key load. */

@@ -29,7 +29,11 @@ printf '[circuit x]\nsize = 12\n' >"$W/bad.conf"
 check "a circuit without builtin or key is refused" grep -q "give builtin or key" "$W/err"
 printf '[engine]\ngpu_ntt_full_twiddles = 3\n' >"$W/bad.conf"
 "$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
-check "gpu_ntt_full_twiddles 3 is refused by --check" grep -q "plus 4 for the coset table" "$W/err"
+check "gpu_ntt_full_twiddles 3 is refused by --check" grep -q "bad.conf:2: .*plus 4 for the coset table" "$W/err"
+printf '[engine]\nthreads = 2\n\ndevices = 33\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
+check "devices 33 (the engine's limit) is refused by --check at its line" \
+    grep -q "bad.conf:4: .*devices 33: at most 32" "$W/err"
 printf '[engine]\ngpu_ntt_full_twiddles = 5\n' >"$W/bad.conf"
 check "gpu_ntt_full_twiddles 5 is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
 check "examples/cuzk.conf is a valid config" \

@@ -280,10 +280,18 @@ static void test_bad_config(void)
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
           strstr(err, "gpu_msm_fp64 5"));
     cuzk_engine_config_default(&cfg);
-    CHECK(cfg.gpu_ntt_full_twiddles == 1);
+    CHECK(cfg.gpu_ntt_full_twiddles == 5);
     cfg.gpu_ntt_full_twiddles = 3;
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
           strstr(err, "gpu_ntt_full_twiddles 3"));
+    CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "gpu_ntt_full_twiddles 3"));
+    cfg.gpu_ntt_full_twiddles = 5;
+    cfg.n_devices = 33;
+    CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&
+          strstr(err, "devices 33"));
+    cfg.n_devices = 32;
+    CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_OK);
     cuzk_engine_config_default(&cfg);
     cfg.gpu_ntt_fp64 = 4;
     cfg.gpu_msm_fp64 = 4;

@@ -212,7 +212,8 @@ typedef struct {
      * gpu_msm_fp64 of its workspaces: 0..4, 0 = integer only). */
     unsigned gpu_ntt_fp64, gpu_msm_fp64;
     /* The NTTs' twiddle table (cuzk_config.gpu_ntt_full_twiddles of its
-     * workspaces: 0 two small tables, 1 full (the default), 2 positional). */
+     * workspaces: 0 two small tables, 1 full, 2 positional; plus 4 the coset
+     * table too: 5, the default). */
     unsigned gpu_ntt_full_twiddles;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
@@ -245,11 +246,18 @@ typedef struct {
  * no log. */
 void cuzk_engine_config_default(cuzk_engine_config *cfg);
 
+/* The rules on cfg's values that cuzk_engine_create applies (ranges,
+ * combinations), without making anything: CUZK_ERR_INVALID_ARGUMENT with
+ * err naming the value. Whether the backend is registered is left to
+ * cuzk_engine_create (registration happens at run time). */
+cuzk_status cuzk_engine_config_check(const cuzk_engine_config *cfg, char *err);
+
 typedef struct cuzk_engine cuzk_engine;
 
 /* Makes an engine (no thread runs yet: register circuits, then start).
- * cfg is copied. The caller owns *e (cuzk_engine_destroy). Errors: an
- * unknown backend (CUZK_ERR_INVALID_ARGUMENT), CUZK_ERR_NO_MEMORY. */
+ * cfg is copied. The caller owns *e (cuzk_engine_destroy). Errors: a value
+ * cuzk_engine_config_check refuses or an unknown backend
+ * (CUZK_ERR_INVALID_ARGUMENT), CUZK_ERR_NO_MEMORY. */
 cuzk_status cuzk_engine_create(cuzk_engine **e, const cuzk_engine_config *cfg, char *err);
 
 /* Starts the threads; with a store, requeues expired leases and re-queues

@@ -76,7 +76,7 @@ typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
 typedef struct {
     int device;          /* CUDA device index */
     size_t pool_bytes;   /* device pool budget; 0: what the device has
-                            free at creation less max(1/8 of it, 4 GiB or
+                            free at creation less max(1/16 of it, 4 GiB or
                             1/8 of a smaller card), which stays for CUDA's
                             own needs (the kernels' local memory, ...):
                             CUZK_ERR_NO_MEMORY when nothing is left */

@@ -71,7 +71,7 @@ typedef struct {
      * run beside them; 0 (the default until a device run has timed it,
      * docs/perf.md "The sparse MSMs beside the NTTs"): after them. */
     unsigned gpu_sparse_early;
-    /* 1 (the default): pass 1 of the GPU's NTTs reads its twiddles from a
+    /* 1: pass 1 of the GPU's NTTs reads its twiddles from a
      * full table of the domain (n x 32 bytes: 4 GiB at 2^27) instead of
      * forming them from two small ones, when the pool has room for it
      * after the MSMs' plans and upgrades (a full porep-32g partition:
@@ -79,7 +79,12 @@ typedef struct {
      * for pass 1"); 2: a positional table instead (as large, read like the
      * data; the forward transforms only, the inverse ones on two small
      * tables; docs/perf.md "A positional table for pass 1"); 0: always the
-     * two small tables. Ignored with gpu_ntt_fp64 above 0. */
+     * two small tables. Plus 4 (5, the default): also the coset table
+     * (g^i, n + 1 entries, 4 GiB more at 2^27), taken last where the pool
+     * still has room, so a coset transform does one product an element
+     * less (the H stage of a porep-32g partition 263.3 -> 255.8 ms on the
+     * H200, docs/perf.md "The coset table"). Ignored with gpu_ntt_fp64
+     * above 0. */
     unsigned gpu_ntt_full_twiddles;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;
@@ -95,7 +100,7 @@ typedef struct {
  * pinned staging, 32 bytes a variable), made at the first dense job. */
 #define CUZK_WS_COMPACT_WITNESS 2u
 
-/* nthreads 0, self_check 1, backend "auto", gpu_ntt_full_twiddles 1, the
+/* nthreads 0, self_check 1, backend "auto", gpu_ntt_full_twiddles 5, the
  * other GPU knobs 0, ws_flags 0. */
 void cuzk_config_default(cuzk_config *cfg);
 

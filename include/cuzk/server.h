@@ -157,6 +157,12 @@ cuzk_status cuzk_server_config_load(cuzk_server_config *c, const char *path, cha
 cuzk_status cuzk_server_config_parse(cuzk_server_config *c, const char *text, size_t len,
                                      const char *name, char *err);
 
+/* The engine's config from c's [engine] values (no store, no log: the
+ * server adds its own). The parser runs cuzk_engine_config_check on it
+ * after every [engine] key, so a file the engine would refuse fails at
+ * that key's line, and `cuzk serve --check` says so. */
+void cuzk_server_config_engine(const cuzk_server_config *c, cuzk_engine_config *ec);
+
 /* Writes every key with its meaning (`cuzk serve --help`). */
 void cuzk_server_config_help(FILE *f);
 

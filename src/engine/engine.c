@@ -119,6 +119,26 @@ static uint64_t ws_guess(const ecirc *c)
 
 /* ---------------------------------------------------------- the engine -- */
 
+cuzk_status cuzk_engine_config_check(const cuzk_engine_config *cfg, char *err)
+{
+    clrerr(err);
+    if (cfg->backend && strlen(cfg->backend) >= 16)
+        seterr(err, "backend name too long");
+    else if (cfg->witness_nice < 0 || cfg->witness_nice > 19)
+        seterr(err, "witness_nice %d: 0..19", cfg->witness_nice);
+    else if (cfg->gpu_ntt_fp64 > 4 || cfg->gpu_msm_fp64 > 4)
+        seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
+               cfg->gpu_msm_fp64);
+    else if ((cfg->gpu_ntt_full_twiddles & ~4u) > 2) /* 0..2, each plus 4: 3 is none */
+        seterr(err, "gpu_ntt_full_twiddles %u: 0..2, plus 4 for the coset table",
+               cfg->gpu_ntt_full_twiddles);
+    else if (cfg->n_devices > 32)
+        seterr(err, "devices %u: at most 32", cfg->n_devices);
+    else
+        return CUZK_OK;
+    return CUZK_ERR_INVALID_ARGUMENT;
+}
+
 cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg, char *err)
 {
     clrerr(err);
@@ -128,13 +148,11 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
         cuzk_engine_config_default(&def);
         cfg = &def;
     }
+    cuzk_status st = cuzk_engine_config_check(cfg, err);
+    if (st != CUZK_OK) return st;
     const char *b = cfg->backend ? cfg->backend : "auto";
     if (strcmp(b, "auto") && !cuzk_backend_find(b)) {
         seterr(err, "unknown backend \"%s\"", b);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if (strlen(b) >= 16) {
-        seterr(err, "backend name too long");
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     cuzk_engine *e = calloc(1, sizeof *e);
@@ -150,28 +168,6 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     if (!e->cfg.lease_ms) e->cfg.lease_ms = 600000;
     if (!e->cfg.timeline_capacity) e->cfg.timeline_capacity = 65536;
     if (!e->cfg.results_keep) e->cfg.results_keep = 4096;
-    if (e->cfg.witness_nice < 0 || e->cfg.witness_nice > 19) {
-        free(e);
-        seterr(err, "witness_nice %d: 0..19", cfg->witness_nice);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if (e->cfg.gpu_ntt_fp64 > 4 || e->cfg.gpu_msm_fp64 > 4) {
-        free(e);
-        seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
-               cfg->gpu_msm_fp64);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if ((e->cfg.gpu_ntt_full_twiddles & ~4u) > 2) {
-        free(e);
-        seterr(err, "gpu_ntt_full_twiddles %u: 0..2, plus 4 for the coset table",
-               cfg->gpu_ntt_full_twiddles);
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
-    if (e->n_devices > 32) {
-        free(e);
-        seterr(err, "at most 32 devices");
-        return CUZK_ERR_INVALID_ARGUMENT;
-    }
     e->ring_cap = e->cfg.timeline_capacity;
     e->ring = calloc(e->ring_cap, sizeof *e->ring);
     e->dev_res = calloc(e->n_devices, sizeof *e->dev_res);

@@ -106,15 +106,21 @@ extern "C" cuzk_status cuzk_gpu_get_device_info(cuzk_gpu_device_info *info, int 
 
 /* ------------------------------------------------------------ context -- */
 
-/* What a default pool leaves free on the device: an eighth of what is
+/* What a default pool leaves free on the device: a sixteenth of what is
  * free, and at least GPU_POOL_HEADROOM (an eighth of a card smaller than
  * 32 GiB), for CUDA's own needs. The kernels' local memory is not left to
- * that: gpu_reserve_local (below) takes it before the pool is sized. */
+ * that: gpu_reserve_local (below) takes it before the pool is sized. On
+ * the H200 the device used 5185 MiB before the pool (the context and that
+ * local memory) and nothing more than 10 MiB beside it while proving a
+ * full porep-32g partition (nvidia-smi every 250 ms), so an eighth (~17
+ * GiB) lay idle while the coset table (4.3 GB, H 263.3 -> 255.8 ms) did
+ * not fit; a sixteenth (~8.5 GiB) leaves it room (docs/perf.md, "The
+ * coset table"). A second context gets what the first left, less this. */
 #define GPU_POOL_HEADROOM ((size_t)4 << 30)
 
 static size_t gpu_pool_keep(size_t free_b, size_t total_b)
 {
-    size_t keep = free_b / 8;
+    size_t keep = free_b / 16;
     size_t least = total_b / 8 < GPU_POOL_HEADROOM ? total_b / 8 : GPU_POOL_HEADROOM;
     return keep > least ? keep : least;
 }

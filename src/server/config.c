@@ -69,6 +69,33 @@ void cuzk_server_config_default(cuzk_server_config *c, const char *dir)
     }
 }
 
+void cuzk_server_config_engine(const cuzk_server_config *c, cuzk_engine_config *ec)
+{
+    cuzk_engine_config_default(ec);
+    ec->backend = c->backend;
+    ec->n_devices = c->devices;
+    ec->provers_per_device = c->provers_per_device;
+    ec->witness_workers = c->witness_workers;
+    ec->ready_capacity = c->ready_capacity;
+    ec->prove_threads = c->prove_threads;
+    ec->witness_threads = c->witness_threads;
+    ec->witness_nice = (int)c->witness_nice;
+    ec->critical_witness = c->critical_witness;
+    ec->gpu_ntt_fp64 = c->gpu_ntt_fp64;
+    ec->gpu_msm_fp64 = c->gpu_msm_fp64;
+    ec->gpu_ntt_full_twiddles = c->gpu_ntt_full_twiddles;
+    ec->max_batch_size = c->max_batch_size;
+    ec->max_batch_wait_ms = c->max_batch_wait_ms;
+    ec->self_verify = c->self_verify;
+    ec->max_attempts = c->max_attempts;
+    ec->budget_host = c->budget_host;
+    ec->budget_pinned = c->budget_pinned;
+    ec->budget_device = c->budget_device;
+    ec->lease_ms = c->lease_ms;
+    ec->timeline_capacity = c->timeline_capacity;
+    ec->results_keep = c->results_keep;
+}
+
 /* One key of the file: where it lives and what it means (--help). */
 typedef enum { K_STR, K_UINT, K_SIZE, K_BOOL, K_U64 } kind;
 typedef struct {
@@ -107,7 +134,7 @@ static const keydef keys[] = {
     {"engine", "critical_witness", K_BOOL, U(critical_witness, 1), "one more witness worker, for CRITICAL jobs only (yes)"},
     {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
-    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 6), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (1)"},
+    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 6), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
     {"engine", "max_attempts", K_UINT, U(max_attempts, 100), "proving attempts per partition (3)"},
@@ -203,10 +230,6 @@ static cuzk_status set_key(void *base, const keydef *d, const char *v, const cha
     case K_UINT:
         if (!parse_u64(v, &x, 0) || x > d->cap)
             return CFG_ERR(err, name, line, "%s: expected an integer from 0 to %zu", d->key, d->cap);
-        /* the twiddle modes 0..2, each plus 4 for the coset table: 3 is none */
-        if (!strcmp(d->key, "gpu_ntt_full_twiddles") && x == 3)
-            return CFG_ERR(err, name, line, "%s: expected 0, 1 or 2, plus 4 for the coset table",
-                           d->key);
         *(unsigned *)p = (unsigned)x;
         return CUZK_OK;
     case K_BOOL:
@@ -333,6 +356,13 @@ cuzk_status cuzk_server_config_parse(cuzk_server_config *c, const char *text, si
             break;
         }
         s = set_key(ci ? (void *)ci : (void *)c, d, v, name, line, err);
+        if (s == CUZK_OK && !strcmp(section, "engine")) { /* the engine's own rules */
+            cuzk_engine_config ec;
+            char e2[CUZK_ERRMSG_LEN];
+            cuzk_server_config_engine(c, &ec);
+            if (cuzk_engine_config_check(&ec, e2) != CUZK_OK)
+                s = CFG_ERR(err, name, line, "%s", e2);
+        }
     }
     if (s == CUZK_OK && ci) s = check_circuit(ci, name, ci_line, err);
     if (s == CUZK_OK && c->tcp[0] && !c->token_file[0])
