@@ -95,7 +95,6 @@
     } while (0)
 #endif
 
-/* Hook for the host emulation (bank-conflict and ownership checks). */
 /* Elements whose one-entry factors (a table entry each) are in flight at
  * once in the coset shift and the store phase: a divisor of the elements a
  * thread holds (ntt_store_phase). 2 against 1 on the H200 at 2^27: forward
@@ -105,6 +104,7 @@
 #define NTT_FACTOR_AHEAD 2
 #endif
 
+/* Hook for the host emulation (bank-conflict and ownership checks). */
 #ifndef NTT_SM_HOOK
 #define NTT_SM_HOOK(slot, write) ((void)0)
 #endif
