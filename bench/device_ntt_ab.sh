@@ -24,7 +24,7 @@ done
 row() { # label, bench, tw, f64
     echo "== $1 tw=$3 f64=$4 $(date +%T)" >>"$L"
     CUZK_NTT_FULL_TW=$3 CUZK_NTT_FP64=$4 timeout 120 "$2" kernels --ntt --ntt-sizes "$SIZES" \
-        --ntt-reps 9 2>&1 | grep -E "^[0-9]+ +(forward|inverse|coset)|rc=|rror" >>"$L"
+        --ntt-reps 9 2>&1 | grep -E "^[0-9]+ +(forward|inverse|coset|to coset)|rc=|rror" >>"$L"
 }
 for turn in 1 2; do
     for c in $CONFIGS; do

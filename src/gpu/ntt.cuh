@@ -95,15 +95,6 @@
     } while (0)
 #endif
 
-/* Elements whose one-entry factors (a table entry each) are in flight at
- * once in the coset shift and the store phase: a divisor of the elements a
- * thread holds (ntt_store_phase). 2 against 1 on the H200 at 2^27: forward
- * 40.70 -> 40.49 ms, coset inverse 42.52 -> 42.00; 4 was slower than 1
- * (41.18; docs/perf.md "Where the passes' samples fall by phase"). */
-#ifndef NTT_FACTOR_AHEAD
-#define NTT_FACTOR_AHEAD 2
-#endif
-
 /* Hook for the host emulation (bank-conflict and ownership checks). */
 #ifndef NTT_SM_HOOK
 #define NTT_SM_HOOK(slot, write) ((void)0)
@@ -451,42 +442,35 @@ FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
 /* Coset shift of pass 1 (COL only), after the load phase, on the thread's
  * own slots (so no barrier in between): x *= g^pos, the factor formed from
  * the two-level table (2 multiplications per element) or, ONE, loaded from
- * the coset table (1). Rolled; while element j is multiplied, the table
- * entries of the next element, or with one entry the next
- * NTT_FACTOR_AHEAD elements', are in flight. */
+ * the coset table (1). Rolled; the table entries of element j + 1 are
+ * fetched before element j is multiplied. */
 template <int UB, int F64, bool ONE>
 FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
     const uint32_t nthr = 1u << (p.tbits - UB);
-    auto fetch = [&](uint32_t a, uint32_t u[8], uint32_t v[8]) {
-        bool act;
-        uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, a, &act, &xd);
-        if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pos);
-        else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
-    };
-    constexpr int D = ONE && UB == 3 ? NTT_FACTOR_AHEAD : 1; /* as in ntt_store_phase */
-    static_assert(D >= 1 && NE % D == 0, "NTT_FACTOR_AHEAD divides the elements");
-    uint32_t u[D][8], v[8];
-#pragma unroll
-    for (int i = 0; i < D; i++) fetch(tid + i * nthr, u[i], v);
+    uint32_t u[8], v[8];
+    bool act;
+    uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, tid, &act, &xd);
+    if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pos);
+    else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
 #pragma unroll 1
-    for (int j0 = 0; j0 < NE; j0 += D) {
+    for (int j = 0; j < NE; j++) {
+        uint32_t a = tid + j * nthr, x[8], f[8];
+        if (ONE) {
 #pragma unroll
-        for (int i = 0; i < D; i++) {
-            const int j = j0 + i;
-            uint32_t a = tid + j * nthr, x[8], f[8];
-            if (ONE) {
-#pragma unroll
-                for (int l = 0; l < 8; l++) f[l] = u[i][l];
-            } else {
-                ntt_mul_elem<F64>(j, f, u[i], v);
-            }
-            if (j + D < NE) fetch(a + D * nthr, u[i], v);
-            ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-            ntt_mul_elem<F64>(j, x, x, f);
-            ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), x);
+            for (int l = 0; l < 8; l++) f[l] = u[l];
+        } else {
+            ntt_mul_elem<F64>(j, f, u, v);
         }
+        if (j < NE - 1) {
+            uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
+            if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pn);
+            else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
+        }
+        ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
+        ntt_mul_elem<F64>(j, x, x, f);
+        ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), x);
     }
 }
 
@@ -696,51 +680,46 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     const uint4 *lo = FL & NTT_F_TW ? p.tw_lo : p.post_lo;
     const uint4 *hi = FL & NTT_F_TW ? p.tw_hi : p.post_hi;
     const uint32_t gmask = (1u << p.gb) - 1;
-    /* The factor's table entries of element a: one entry (ONE: pass 1 at
-     * lo * t (lo the column, t = ka) in the full table or at pos in the
-     * positional one; pass 2 at xdig * t (t = kb) in tw_d; pass 3 (coset)
-     * at n - pos in the coset table), or two to multiply (u, v: two
-     * levels of pass 1's w^(lo t) or of pass 3's g^pos). */
-    auto fetch = [&](uint32_t a, uint32_t u[8], uint32_t v[8]) {
+    /* The factor's table index of element a at pos: pass 1 lo * t (lo the
+     * column, t = ka) or, positional, pos; pass 2 xdig * t (t = kb); pass 3
+     * (coset) pos, or n - pos in the coset table. */
+    uint32_t u[8], v[8];
+    {
         bool act;
-        uint32_t xd, pos = ntt_pos<KIND>(p, B, a, &act, &xd), t = a >> p.gb;
+        uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
         if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
-        else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (a & gmask)) * t));
+        else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
         else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
         else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pos));
         else ntt_two_level_ld(u, v, lo, hi, p.w,
-                              FL & NTT_F_TW ? (B.lo_base + (a & gmask)) * t : pos);
-    };
-    /* D elements' entries in flight: the ring u[0 .. D-1] holds those of
-     * elements j .. j + D - 1, each refilled as its element takes its
-     * factor (NTT_FACTOR_AHEAD for one-entry factors in the 8-element
-     * kernels; two-entry ones keep one ahead, their v doubling the
-     * registers, and the 4-element kernels too, at their 64-register cap). */
-    constexpr int D = ONE && UB == 3 ? NTT_FACTOR_AHEAD : 1;
-    static_assert(D >= 1 && NE % D == 0, "NTT_FACTOR_AHEAD divides the elements");
-    uint32_t u[D][8], v[8];
-#pragma unroll
-    for (int i = 0; i < D; i++) fetch(tid + i * nthr, u[i], v);
+                              FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
+    }
 #pragma unroll 1
-    for (int j0 = 0; j0 < NE; j0 += D) {
+    for (int j = 0; j < NE; j++) {
+        uint32_t a = tid + j * nthr, xd, x[8], f[8];
+        bool act;
+        uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
+        if (ONE) {
 #pragma unroll
-        for (int i = 0; i < D; i++) {
-            const int j = j0 + i;
-            uint32_t a = tid + j * nthr, xd, x[8], f[8];
-            bool act;
-            uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
-            if (ONE) {
-#pragma unroll
-                for (int l = 0; l < 8; l++) f[l] = u[i][l];
-            } else {
-                ntt_mul_elem<F64>(j, f, u[i], v);
-            }
-            if (j + D < NE) fetch(a + D * nthr, u[i], v);
-            if (!act) continue;
-            ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-            ntt_mul_elem<F64>(j, x, x, f);
-            ff_store<NttF>(data + 2 * (size_t)pos, x);
+            for (int l = 0; l < 8; l++) f[l] = u[l];
+        } else {
+            ntt_mul_elem<F64>(j, f, u, v);
         }
+        if (j < NE - 1) {
+            uint32_t an = a + nthr, xn, tn = an >> p.gb;
+            bool actn;
+            uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
+            if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
+            else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
+            else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
+            else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pn));
+            else ntt_two_level_ld(u, v, lo, hi, p.w,
+                                  FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
+        }
+        if (!act) continue;
+        ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
+        ntt_mul_elem<F64>(j, x, x, f);
+        ff_store<NttF>(data + 2 * (size_t)pos, x);
     }
 }
 
