@@ -36,6 +36,11 @@ check "devices 33 (the engine's limit) is refused by --check at its line" \
     grep -q "bad.conf:4: .*devices 33: at most 32" "$W/err"
 printf '[engine]\ngpu_ntt_full_twiddles = 5\n' >"$W/bad.conf"
 check "gpu_ntt_full_twiddles 5 is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
+printf '[engine]\ngpu_pool = 120G\n' >"$W/bad.conf"
+check "gpu_pool 120G is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
+printf '[engine]\ngpu_pool = lots\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
+check "gpu_pool lots is refused at its line" grep -q "bad.conf:2: gpu_pool: expected bytes" "$W/err"
 check "examples/cuzk.conf is a valid config" \
     "$CUZK" serve --config "$DATA/../../examples/cuzk.conf" --check
 

@@ -215,6 +215,10 @@ typedef struct {
      * workspaces: 0 two small tables, 1 full, 2 positional; plus 4 the coset
      * table too: 5, the default). */
     unsigned gpu_ntt_full_twiddles;
+    /* The device pool of each GPU workspace (cuzk_config.gpu_pool_bytes):
+     * 0, the context's default (the free memory less a sixteenth); set it
+     * to leave room for a second circuit's workspace on the same device. */
+    uint64_t gpu_pool_bytes;
     unsigned max_batch_size;     /* 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* 0: no holding */
     int self_verify;             /* verify every proof before returning it */

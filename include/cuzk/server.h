@@ -135,6 +135,7 @@ typedef struct {
     unsigned gpu_ntt_fp64, gpu_msm_fp64, gpu_ntt_full_twiddles;
     unsigned max_batch_size, max_batch_wait_ms, max_attempts;
     int self_verify;
+    uint64_t gpu_pool;
     uint64_t budget_host, budget_pinned, budget_device;
     unsigned lease_ms;
     unsigned timeline_capacity, results_keep;

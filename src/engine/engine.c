@@ -939,6 +939,7 @@ static cuzk_status ws_take(cuzk_engine *e, ecirc *c, unsigned d, cuzk_workspace 
     cfg.gpu_ntt_fp64 = e->cfg.gpu_ntt_fp64;
     cfg.gpu_msm_fp64 = e->cfg.gpu_msm_fp64;
     cfg.gpu_ntt_full_twiddles = e->cfg.gpu_ntt_full_twiddles;
+    cfg.gpu_pool_bytes = e->cfg.gpu_pool_bytes;
     cfg.ws_flags = CUZK_WS_COMPACT_WITNESS; /* the witnesses are compact (p->w) */
     s = cuzk_workspace_create(out, &c->pk, &cfg, err);
     pthread_mutex_lock(&e->mu);

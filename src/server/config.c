@@ -84,6 +84,7 @@ void cuzk_server_config_engine(const cuzk_server_config *c, cuzk_engine_config *
     ec->gpu_ntt_fp64 = c->gpu_ntt_fp64;
     ec->gpu_msm_fp64 = c->gpu_msm_fp64;
     ec->gpu_ntt_full_twiddles = c->gpu_ntt_full_twiddles;
+    ec->gpu_pool_bytes = c->gpu_pool;
     ec->max_batch_size = c->max_batch_size;
     ec->max_batch_wait_ms = c->max_batch_wait_ms;
     ec->self_verify = c->self_verify;
@@ -135,6 +136,7 @@ static const keydef keys[] = {
     {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 6), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5)"},
+    {"engine", "gpu_pool", K_SIZE, S(gpu_pool), "GPU: each workspace's device pool, bytes (0: the free memory less a sixteenth)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
     {"engine", "max_attempts", K_UINT, U(max_attempts, 100), "proving attempts per partition (3)"},
