@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer targets (src/formats, the daemon's request parser,
-# cuzk-bench waterfall's timeline reader)
+# Builds the libFuzzer targets (src/formats, the daemon's request and config
+# parsers, cuzk-bench waterfall's timeline reader)
 # and runs each one.
 #   sh fuzz/run.sh [seconds per target, default 60] [targets...]
 # Build and corpora go to $FUZZ_DIR (default build-fuzz/ in the repo root,
@@ -10,7 +10,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 T=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs request timeline"}
+TARGETS=${*:-"r1cs wtns zkey params proof json pce key inputs request config timeline"}
 B=${FUZZ_DIR:-$ROOT/build-fuzz}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -47,6 +47,10 @@ seed key # likewise (odd first byte: an insecure key made by setup)
 seed inputs # first byte: the circuit (0 porep, 1 winning, 2 wpost, 3 snap), then JSON
 seed request # first line: the query string; the rest: the body
 seed timeline # recorded timelines, JSON and log lines
+seed config # the sample config, and small ones
+cp "$ROOT/examples/cuzk.conf" "$B/corpus/config/"
+printf '[engine]\ngpu_ntt_full_twiddles = 5\ndevices = 2\n[circuit a]\nbuiltin = porep-32g\nsize = 12\n' \
+    > "$B/corpus/config/small.conf"
 cp "$ROOT"/tests/data/timeline/hand.log "$ROOT"/tests/data/timeline/iso.json "$B/corpus/timeline/"
 printf '\n{"circuit": "porep-32g", "priority": "high", "request_id": "r1", "seed": 7}' \
     > "$B/corpus/request/seed.txt"
@@ -61,6 +65,9 @@ done
 for t in $TARGETS; do
     extra="" # the request parser is the one file of src/server it needs
     [ "$t" = request ] && extra="$ROOT/src/server/request.c"
+    # the config parser, and the engine whose rules it applies
+    [ "$t" = config ] && extra="$ROOT/src/server/config.c $ROOT/src/engine/engine.c \
+        $ROOT/src/engine/report.c $ROOT/src/store/store.c"
     # cuzk-bench waterfall with its reader, and the HTTP client it links
     [ "$t" = timeline ] && extra="$ROOT/bench/waterfall.c $ROOT/bench/wf_input.c \
         $ROOT/bench/http.c -lcurl"
