@@ -10,7 +10,7 @@
 # kernel, each phase's share of the samples, the share of those on ff.cuh
 # lines (the products, and the elements' loads and stores) and the stall
 # reasons as shares of the phase (docs/perf.md, "Where the passes' samples
-# fall by phase").
+# fall by phase"), then each phase's executed instructions by opcode.
 import csv, collections, re, sys
 
 PHASES = ['ntt_load_phase', 'ntt_pre_phase', 'ntt_regs_set', 'ntt_stages', 'ntt_stage_last',
@@ -58,6 +58,7 @@ def main():
             kernels[fn][int(r[2], 16)] = (fname, line, dict(zip(hdr[2:], r[2:])))
     for fn, ins in kernels.items():
         agg = collections.defaultdict(collections.Counter)
+        ops = collections.defaultdict(collections.Counter)  # phase -> opcode -> executed
         cur, total = 'prologue', 0
         for addr in sorted(ins):
             f, l, d = ins[addr]
@@ -66,6 +67,10 @@ def main():
                     if a <= l <= b:
                         cur = name
             s = int(d.get('Warp Stall Sampling (All Samples)') or 0)
+            src = d.get('Source', '').split()
+            if src:
+                ops[cur][src[1] if src[0].startswith('@') and len(src) > 1 else src[0]] += \
+                    int(d.get('Instructions Executed') or 0)
             c = agg[cur]
             c['samples'] += s
             total += s
@@ -80,6 +85,10 @@ def main():
             print('%-14s %5.1f%% %5.1f%%  %s' % (name, 100 * c['samples'] / max(1, total),
                                                100 * c['ff'] / n,
                                                ' '.join('%8.1f' % (100 * c[st] / n) for st in STALLS)))
+        for name, o in sorted(ops.items(), key=lambda x: -sum(x[1].values())):
+            n = max(1, sum(o.values()))
+            print('  %-14s %9.1f M warp instructions: %s' % (
+                name, n / 1e6, ', '.join('%s %.1f%%' % (k, 100 * v / n) for k, v in o.most_common(8))))
 
 
 if __name__ == '__main__':
