@@ -79,7 +79,7 @@ def main():
             for st in STALLS:
                 c[st] += int(float(d.get('stall_' + st) or 0))
         print('== %s: %d samples' % (fn[:90], total))
-        print('%-14s %6s %6s  %s' % ('phase', 'share', 'prod', ' '.join('%8s' % x[:8] for x in STALLS)))
+        print('%-14s %6s %6s  %s' % ('phase', 'share', 'ff.cuh', ' '.join('%8s' % x[:8] for x in STALLS)))
         for name, c in sorted(agg.items(), key=lambda x: -x[1]['samples']):
             n = max(1, c['samples'])
             print('%-14s %5.1f%% %5.1f%%  %s' % (name, 100 * c['samples'] / max(1, total),
