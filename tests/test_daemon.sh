@@ -34,6 +34,10 @@ printf '[engine]\nthreads = 2\n\ndevices = 33\n' >"$W/bad.conf"
 "$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
 check "devices 33 (the engine's limit) is refused by --check at its line" \
     grep -q "bad.conf:4: .*devices 33: at most 32" "$W/err"
+printf '[engine]\ngpu_msm_fp64 = 5\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
+check "gpu_msm_fp64 5 is refused by --check with the engine's range" \
+    grep -q "bad.conf:2: .*gpu_msm_fp64 5: 0..4" "$W/err"
 printf '[engine]\ngpu_ntt_full_twiddles = 5\n' >"$W/bad.conf"
 check "gpu_ntt_full_twiddles 5 is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
 printf '[engine]\ngpu_pool = 120G\n' >"$W/bad.conf"

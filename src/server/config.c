@@ -107,6 +107,10 @@ typedef struct {
 } keydef;
 
 #define S(f) offsetof(cuzk_server_config, f), sizeof(((cuzk_server_config *)0)->f)
+/* The cap of an [engine] key whose range is the engine's rule: the parser
+ * runs cuzk_engine_config_check after the key, so the range lives there
+ * (INT_MAX: witness_nice becomes an int unchanged). */
+#define BY_ENGINE 0x7fffffffu
 #define U(f, max) offsetof(cuzk_server_config, f), (max)
 #define C(f) offsetof(cuzk_server_circuit, f), sizeof(((cuzk_server_circuit *)0)->f)
 #define CU(f, max) offsetof(cuzk_server_circuit, f), (max)
@@ -125,17 +129,17 @@ static const keydef keys[] = {
     {"server", "keep_results", K_UINT, U(keep_results_s, 0xffffffffu), "seconds finished jobs stay in the store, and their request_ids hold (604800)"},
     {"engine", "threads", K_UINT, U(threads, 256), "the process's thread pool; 0 = every core (0)"},
     {"engine", "backend", K_STR, S(backend), "auto (GPU if present, else CPU), cpu or gpu (auto)"},
-    {"engine", "devices", K_UINT, U(devices, 64), "devices; on the CPU backend simulated ones (1)"},
+    {"engine", "devices", K_UINT, U(devices, BY_ENGINE), "devices, at most 32; on the CPU backend simulated ones (1)"},
     {"engine", "provers_per_device", K_UINT, U(provers_per_device, 64), "prover workers per device (1)"},
     {"engine", "witness_workers", K_UINT, U(witness_workers, 256), "witness workers (1)"},
     {"engine", "ready_capacity", K_UINT, U(ready_capacity, 4096), "ready-queue slots; 0 = 2 per device"},
     {"engine", "prove_threads", K_UINT, U(prove_threads, 256), "threads of one proof; 0 = the pool's size"},
     {"engine", "witness_threads", K_UINT, U(witness_threads, 256), "threads of a witness while a prover is busy; 0 = prove_threads (0)"},
-    {"engine", "witness_nice", K_UINT, U(witness_nice, 19), "nice of the witness workers, 0..19 (0)"},
+    {"engine", "witness_nice", K_UINT, U(witness_nice, BY_ENGINE), "nice of the witness workers, 0..19 (0)"},
     {"engine", "critical_witness", K_BOOL, U(critical_witness, 1), "one more witness worker, for CRITICAL jobs only (yes)"},
-    {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, 4), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
-    {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, 4), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
-    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, 6), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5)"},
+    {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, BY_ENGINE), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
+    {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, BY_ENGINE), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
+    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, BY_ENGINE), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5)"},
     {"engine", "gpu_pool", K_SIZE, S(gpu_pool), "GPU: each workspace's device pool, bytes (0: the free memory less a sixteenth)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},
