@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# A benchmark build that differs from build-gpu in one GPU unit's defines:
-# compiles src/gpu/UNIT.cu with the extra flags, puts it into a copy of
-# libcuzk_gpu.a and links cuzk-bench against that copy. For A/B rows on the
+# A benchmark build that differs from build-gpu in some GPU units' defines:
+# compiles src/gpu/UNIT.cu (UNIT may list several, comma-separated) with the
+# extra flags, puts them into a copy of libcuzk_gpu.a and links cuzk-bench
+# against that copy. For A/B rows on the
 # device (bench/device_ntt_ab.sh, bench/device_msm_ab.sh) without a second
 # configured build tree.
 #   bench/build_variant.sh NAME UNIT [NVCC FLAGS...]
 #   e.g. bench/build_variant.sh p0one ntt -DCUZK_FR_P0ONE_STEPS
+#        bench/build_variant.sh two msm_g1,msm_g2 -DMSM_AFF_FUSED=0
 # Output: build-var/NAME/cuzk-bench (and the tests named in TESTS). build-gpu
 # must be built first.
 set -eu -o pipefail
@@ -15,16 +17,21 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build-gpu
 V=$ROOT/build-var/$NAME
 [ -f "$B/src/gpu/libcuzk_gpu.a" ] || { echo "build_variant: build build-gpu first" >&2; exit 1; }
-[ -f "$ROOT/src/gpu/$UNIT.cu" ] || { echo "build_variant: no src/gpu/$UNIT.cu" >&2; exit 1; }
+IFS=, read -r -a UNITS <<<"$UNIT"
+for u in "${UNITS[@]}"; do
+    [ -f "$ROOT/src/gpu/$u.cu" ] || { echo "build_variant: no src/gpu/$u.cu" >&2; exit 1; }
+done
 mkdir -p "$V"
-# The unit's flags exactly as CMake compiles it, plus the extra ones.
+# The units' flags exactly as CMake compiles them, plus the extra ones.
 FLAGS=$(sed -n 's/^CUDA_FLAGS = //p' "$B/src/gpu/CMakeFiles/cuzk_gpu.dir/flags.make")
-# shellcheck disable=SC2086 # FLAGS are words
-(cd "$B/src/gpu" && nvcc -forward-unknown-to-host-compiler \
-    --options-file CMakeFiles/cuzk_gpu.dir/includes_CUDA.rsp $FLAGS "$@" \
-    -x cu -c "$ROOT/src/gpu/$UNIT.cu" -o "$V/$UNIT.cu.o")
 cp "$B/src/gpu/libcuzk_gpu.a" "$V/libcuzk_gpu.a"
-ar r "$V/libcuzk_gpu.a" "$V/$UNIT.cu.o"
+for u in "${UNITS[@]}"; do
+    # shellcheck disable=SC2086 # FLAGS are words
+    (cd "$B/src/gpu" && nvcc -forward-unknown-to-host-compiler \
+        --options-file CMakeFiles/cuzk_gpu.dir/includes_CUDA.rsp $FLAGS "$@" \
+        -x cu -c "$ROOT/src/gpu/$u.cu" -o "$V/$u.cu.o")
+    ar r "$V/libcuzk_gpu.a" "$V/$u.cu.o"
+done
 # cuzk-bench's link line with the library copy in place of build-gpu's.
 sed "s#src/gpu/libcuzk_gpu.a#$V/libcuzk_gpu.a#" "$B/CMakeFiles/cuzk-bench.dir/linkLibs.rsp" \
     >"$V/linkLibs.rsp"
