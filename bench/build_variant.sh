@@ -2,9 +2,8 @@
 # A benchmark build that differs from build-gpu in some GPU units' defines:
 # compiles src/gpu/UNIT.cu (UNIT may list several, comma-separated) with the
 # extra flags, puts them into a copy of libcuzk_gpu.a and links cuzk-bench
-# against that copy. For A/B rows on the
-# device (bench/device_ntt_ab.sh, bench/device_msm_ab.sh) without a second
-# configured build tree.
+# against that copy. For A/B rows on the device (bench/device_ntt_ab.sh,
+# bench/device_msm_ab.sh) without a second configured build tree.
 #   bench/build_variant.sh NAME UNIT [NVCC FLAGS...]
 #   e.g. bench/build_variant.sh p0one ntt -DCUZK_FR_P0ONE_STEPS
 #        bench/build_variant.sh two msm_g1,msm_g2 -DMSM_AFF_FUSED=0
