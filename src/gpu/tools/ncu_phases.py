@@ -11,7 +11,9 @@
 # lines (the products, and the elements' loads and stores) and the stall
 # reasons as shares of the phase (docs/perf.md, "Where the passes' samples
 # fall by phase"), then each phase's executed instructions by opcode.
-import csv, collections, re, sys
+import collections, re, sys
+
+from ncu_lines import read  # the CSV's rows by kernel and address
 
 PHASES = ['ntt_load_phase', 'ntt_pre_phase', 'ntt_regs_set', 'ntt_stages', 'ntt_stage_last',
           'ntt_round_compute', 'ntt_round_write', 'ntt_store_phase']
@@ -40,22 +42,7 @@ def main():
     path = sys.argv[1]
     header = sys.argv[2] if len(sys.argv) > 2 else 'src/gpu/ntt.cuh'
     ranges = phase_ranges(header)
-    kernels = collections.OrderedDict()  # name -> {addr: (file, line, row)}
-    hdr, fname, fn, line = None, None, None, None
-    for r in csv.reader(open(path, errors='replace')):
-        if not r:
-            continue
-        if r[0] == 'File Path':
-            fname = r[1].split('/')[-1]
-        elif r[0] == 'Function Name':
-            fn = r[1]
-            kernels.setdefault(fn, {})
-        elif r[0] == 'Line No':
-            hdr = r
-        elif r[0]:
-            line = int(r[0])
-        elif len(r) > 2 and r[2].startswith('0x'):
-            kernels[fn][int(r[2], 16)] = (fname, line, dict(zip(hdr[2:], r[2:])))
+    kernels = read(path)  # name -> {addr: (file, line, row)}
     for fn, ins in kernels.items():
         agg = collections.defaultdict(collections.Counter)
         ops = collections.defaultdict(collections.Counter)  # phase -> opcode -> executed
