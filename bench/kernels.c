@@ -568,6 +568,11 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
             else if (r < 2) k[i].l[0] = 1;
         }
     const char *gname = mode.g2 ? "G2" : "G1";
+    /* CUZK_MSM_STEP_MAJOR=1: batch-affine plans read step-major copies of
+     * the sorted keys and values (gpu_testing.h; docs/device-runs.md). */
+    const char *smv = getenv("CUZK_MSM_STEP_MAJOR");
+    const int step_major = mode.affine && smv && !strcmp(smv, "1");
+    if (step_major) printf("keys and values in step-major order (CUZK_MSM_STEP_MAJOR=1)\n");
     printf("%s MSM%s, points resident (generated on the device), %s in pinned host memory\n"
            "(%.1f s to draw them); median of %u calls after a checked warm-up; stage times from"
            " CUDA events.\n", gname, mode.affine ? " (batch-affine accumulation)" : "",
@@ -601,6 +606,8 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
                                 mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL, 0,
                                 share};
         st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &po, n, b0, b1, gerr);
+        if (st == CUZK_OK && step_major)
+            st = cuzk_gpu_testing_msm_plan_step_major(plan, 1, gerr);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: %s plan: %s (%s)\n", lgs[li], flags ? "precomputed" : "plain",
@@ -1110,7 +1117,8 @@ static void usage(FILE *f)
             "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
             "  memory; 2: from a positional one, as large, read like the data, for the\n"
             "  forward transforms; plus 4: the coset table too, as large, for the coset\n"
-            "  transforms' shifts; only with CUZK_NTT_FP64=0).\n");
+            "  transforms' shifts; only with CUZK_NTT_FP64=0). CUZK_MSM_STEP_MAJOR=1:\n"
+            "  --affine plans read their sorted keys and values in step-major order.\n");
 }
 
 int bench_kernels(int argc, char **argv)

@@ -239,6 +239,13 @@ cuzk_status cuzk_gpu_fixed_get_info(const cuzk_gpu_fixed *f, cuzk_gpu_fixed_info
 cuzk_status cuzk_gpu_testing_msm_plan_flip(cuzk_gpu_msm_plan *plan, size_t index, unsigned bit,
                                            char *err);
 
+/* A batch-affine plan's accumulation reads a step-major copy of each
+ * batch's sorted keys and values (on != 0; made after the sort, in its
+ * spare buffers) or the sorted order (0, the default): the A/B of
+ * docs/device-runs.md (cuzk-bench kernels: CUZK_MSM_STEP_MAJOR=1). Calls
+ * with a compacted rest keep the sorted order. */
+cuzk_status cuzk_gpu_testing_msm_plan_step_major(cuzk_gpu_msm_plan *plan, int on, char *err);
+
 /* The same on a GPU workspace (backend "gpu", include/cuzk/prove.h) in the
  * key's points of `which`: "H", "L", "A", "B2" or "B1". */
 typedef struct cuzk_workspace cuzk_workspace;

@@ -226,7 +226,8 @@ static cuzk_status layout_make(plan_layout *L, const cuzk_gpu_msm_opts *o, size_
         flags & CUZK_GPU_MSM_BITS_TABLE ? (n + 3) / 4 * MSM_SUBSETS * L->aff_bytes : 0;
     L->own[OWN_COUNTER] = sizeof(uint32_t);
     L->scr[SCR_SCALARS] = n * 32;
-    L->scr[SCR_KEYS0] = L->scr[SCR_KEYS1] = L->scr[SCR_VALS0] = L->scr[SCR_VALS1] = m * 4;
+    L->scr[SCR_KEYS0] = L->scr[SCR_KEYS1] = L->scr[SCR_VALS0] = L->scr[SCR_VALS1] =
+        (m + MSM_AFF_STEP_PAD) * 4;
     L->scr[SCR_SORT_TMP] = L->sort_tmp_bytes;
     L->scr[SCR_BUCKETS] = (size_t)rg.nwin * rg.nb * X;
     L->scr[SCR_PIECES] = 2 * L->nchunks_max * X;
@@ -711,6 +712,18 @@ extern "C" cuzk_status cuzk_gpu_g2_msm_sparse_var(cuzk_g2_jac *r, cuzk_gpu_msm_p
 }
 
 /* ---------------------------------------------------- fault injection -- */
+
+extern "C" cuzk_status cuzk_gpu_testing_msm_plan_step_major(cuzk_gpu_msm_plan *p, int on,
+                                                            char *err)
+{
+    gpu_err_clear(err);
+    if (!p) return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT, "msm step-major: no plan");
+    if (p->call != CALL_NONE)
+        return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
+                             "msm step-major: an MSM is in flight");
+    p->aff_step_major = on != 0;
+    return CUZK_OK;
+}
 
 extern "C" cuzk_status cuzk_gpu_testing_msm_plan_flip(cuzk_gpu_msm_plan *p, size_t index,
                                                       unsigned bit, char *err)

@@ -258,6 +258,8 @@ struct msm_acc_args {
     const uint4 *points;         /* affine, ec_aff<F>::U4 uint4 each */
     uint4 *buckets;              /* XYZZ, ec_xyzz<F>::U4 uint4 each, indexed by key */
     uint4 *pieces;               /* XYZZ, 2 per chunk */
+    uint32_t *spare_keys;        /* batch-affine: free buffers of m + MSM_AFF_STEP_PAD */
+    uint32_t *spare_vals;        /* entries for step-major copies, or NULL for none */
 };
 
 /* Where a finished run goes: the bucket when it holds the whole bucket; else

@@ -387,6 +387,7 @@ FF_INLINE void msm_aff_mul(typename F::E &r, const typename F::E &a, const typen
 
 struct msm_aff_args {
     const uint32_t *keys, *vals; /* sorted */
+    const uint32_t *skeys, *svals; /* the same in step-major order, or NULL */
     size_t m;                    /* entries: nwin * n */
     uint32_t sentinel;
     uint32_t len;                /* entries per stream (>= 1) */
@@ -397,6 +398,18 @@ struct msm_aff_args {
     uint4 *pieces;               /* affine, 2 per stream; (0, 0) = infinity */
     uint4 *tpieces;              /* XYZZ, 2 per range of `streams` streams */
 };
+
+/* Step-major order of the sorted entries (a.skeys, a.svals): thread t's
+ * Q = a.streams a.len entries, t Q .. t Q + Q - 1, with entry q = s len + j
+ * (stream s, step j) at ((t / 32) Q + q) 32 + t mod 32, so the 32 lanes of
+ * a warp read one 128-byte line for a stream's step instead of 32 lone
+ * sectors (docs/perf.md, "its DRAM bytes"); slots of entries past the end
+ * hold the sentinel. Warps are 32 consecutive threads (blocks of
+ * MSM_AFF_BLOCK, a multiple of 32). */
+FF_INLINE size_t msm_aff_step_major(size_t t, size_t q, size_t Q)
+{
+    return (((t >> 5) * Q + q) << 5) | (t & 31);
+}
 
 /* Point v & 0x7fffffff, negated if bit 31 of v is set. */
 template <class F>
@@ -449,7 +462,7 @@ FF_INLINE void msm_aff_flush(const msm_aff_args &a, size_t g, uint32_t key,
  * peels each 1 / denominator off the inverse and finishes the addition.
  * The stream loops run in step across the warp's lanes (same s), so the
  * local-memory state is accessed coalesced. */
-template <class F, int K, unsigned M = 0>
+template <class F, int K, unsigned M = 0, bool SM = false> /* SM: read a.skeys, a.svals */
 FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
 {
     static_assert(K >= 1 && K <= 64, "stream masks are 64-bit");
@@ -480,8 +493,14 @@ FF_INLINE void msm_aff_accumulate_thread(const msm_aff_args &a, size_t t)
             const uint32_t c = cur[s];
             uint32_t k = a.sentinel, v = 0;
             if (e < a.m) { /* both loads at once: v is needed on most paths */
-                k = a.keys[e];
-                v = a.vals[e];
+                if constexpr (SM) {
+                    const size_t i = msm_aff_step_major(t, (size_t)s * len + j, (size_t)ns * len);
+                    k = a.skeys[i];
+                    v = a.svals[i];
+                } else {
+                    k = a.keys[e];
+                    v = a.vals[e];
+                }
             }
             E x, y;
             if (k != c) {

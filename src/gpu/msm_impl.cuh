@@ -255,16 +255,18 @@ __global__ void msm_table_kernel(const uint4 *src, uint4 *dst, unsigned c, size_
 #define MSM_AFF_K 64
 #endif
 #define MSM_AFF_BLOCK 128
+static_assert(MSM_AFF_K <= MSM_AFF_K_MAX && MSM_AFF_BLOCK % 32 == 0,
+              "step-major order: the padding (msm_plan.cuh) and whole warps");
 /* The range pieces (2 XYZZ per thread) live in the plan's XYZZ pieces. */
 static_assert(MSM_AFF_K * MSM_AFF_LEN >= MSM_CHUNK, "range pieces must fit the chunk pieces");
 
-template <class F>
+template <class F, bool SM> /* SM: the keys and values in step-major order */
 __global__ void __launch_bounds__(MSM_AFF_BLOCK, msm_aff_field<F>::blocks)
     msm_aff_accumulate_kernel(msm_aff_args a, size_t nthreads)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    msm_aff_accumulate_thread<F, MSM_AFF_K>(a, t);
+    msm_aff_accumulate_thread<F, MSM_AFF_K, 0, SM>(a, t);
 }
 
 /* The same with the products of mask M (msm_aff_fp64_mask, M != 0) on the
@@ -289,6 +291,32 @@ __global__ void MSM_AFF_FP64_BOUNDS msm_aff_accumulate64_kernel(msm_aff_args a, 
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
     msm_aff_accumulate_thread<F, MSM_AFF_K, M>(a, t);
+}
+
+/* Step-major copies of the sorted keys and values (msm_aff_step_major):
+ * block (32, 8) moves a tile of 32 threads x 32 entries of warp blockIdx.x's
+ * range through shared memory, so that both its reads (one thread's 32
+ * entries) and its writes (one entry of 32 threads) are 128-byte lines.
+ * Grid (warps, ceil(Q / 32)). */
+static __global__ void msm_aff_step_major_kernel(const uint32_t *keys, const uint32_t *vals,
+                                                 size_t m, uint32_t sentinel, uint32_t Q,
+                                                 uint32_t *sk, uint32_t *sv)
+{
+    __shared__ uint32_t tk[32][33], tv[32][33]; /* 33: no bank conflicts either way */
+    const size_t w = blockIdx.x;
+    const uint32_t q0 = blockIdx.y * 32, x = threadIdx.x;
+    for (uint32_t l = threadIdx.y; l < 32; l += 8) {
+        const size_t e = (w * 32 + l) * Q + q0 + x;
+        const bool in = q0 + x < Q && e < m;
+        tk[l][x] = in ? keys[e] : sentinel;
+        tv[l][x] = in ? vals[e] : 0;
+    }
+    __syncthreads();
+    for (uint32_t r = threadIdx.y; r < 32 && q0 + r < Q; r += 8) {
+        const size_t o = msm_aff_step_major(w * 32 + x, q0 + r, Q);
+        sk[o] = tk[x][r];
+        sv[o] = tv[x][r];
+    }
 }
 
 template <class F>
@@ -503,12 +531,25 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     size_t nthreads = msm_aff_threads(x.m, a.streams, a.len);
     unsigned nb = blocks_for(nthreads, MSM_AFF_BLOCK);
     /* The FP64 share: a kernel per share (0 on XYZZ plans, which do not
-     * come here). */
+     * come here); step-major order with share 0 only. */
     unsigned share = 0;
     if constexpr (msm_aff_field<F>::fp64) share = p->fp64_share;
+    a.skeys = a.svals = NULL;
+    const size_t Q = (size_t)a.streams * a.len, warps = (nthreads + 31) / 32;
+    if (x.spare_keys && share == 0 && warps * 32 * Q <= x.m + MSM_AFF_STEP_PAD) {
+        msm_aff_step_major_kernel<<<dim3((unsigned)warps, (unsigned)((Q + 31) / 32)), dim3(32, 8),
+                                    0, s>>>(x.keys, x.vals, x.m, x.sentinel, (uint32_t)Q,
+                                            x.spare_keys, x.spare_vals);
+        CUZK_CUDA_TRY_LAUNCH(err);
+        a.skeys = x.spare_keys;
+        a.svals = x.spare_vals;
+    }
     switch (share) {
     case 0:
-        msm_aff_accumulate_kernel<F><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+        if (a.skeys)
+            msm_aff_accumulate_kernel<F, true><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
+        else
+            msm_aff_accumulate_kernel<F, false><<<nb, MSM_AFF_BLOCK, 0, s>>>(a, nthreads);
         break;
 #define MSM_AFF_FP64_CASE(k)                                                                  \
     case k:                                                                                   \
@@ -599,6 +640,11 @@ static cuzk_status msm_run(cuzk_gpu_msm_plan *p, cudaStream_t s, const void *src
         a.points = p->points;
         a.buckets = p->buckets;
         a.pieces = p->pieces;
+        /* The sort's other buffers are free now, but for a compacted call's
+         * scalars, which lie in keys[0] right after its entries. */
+        const bool sm = p->aff_step_major && !cscal;
+        a.spare_keys = sm ? dk.Alternate() : NULL;
+        a.spare_vals = sm ? dv.Alternate() : NULL;
         size_t nchunks = (m + MSM_CHUNK - 1) / MSM_CHUNK;
         if (p->acc == CUZK_GPU_MSM_BATCH_AFFINE) {
             /* The batch-affine variant (msm_affine.cuh); same input and output. */
@@ -871,7 +917,9 @@ template <class F>
 static size_t msm_local_bytes(void)
 {
     const void *fns[] = {
-        (const void *)msm_accumulate_kernel<F>, (const void *)msm_aff_accumulate_kernel<F>,
+        (const void *)msm_accumulate_kernel<F>,
+        (const void *)msm_aff_accumulate_kernel<F, false>,
+        (const void *)msm_aff_accumulate_kernel<F, true>,
         (const void *)msm_aff_merge_kernel<F>, (const void *)msm_reduce1_kernel<F>,
         (const void *)msm_reduce2_kernel<F>, (const void *)msm_reduce2_finish_kernel<F>,
         (const void *)msm_bits_kernel<F, true>,

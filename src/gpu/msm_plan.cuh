@@ -19,6 +19,14 @@
 /* Batch-affine accumulation: entries per stream (see msm_impl.cuh). */
 #define MSM_AFF_LEN 32u
 
+/* Its keys and values in step-major order (msm_aff_step_major in
+ * msm_affine.cuh) fill whole warps: the last warp's absent threads take
+ * slots too, at most 32 threads' entries (streams, at most MSM_AFF_K_MAX,
+ * of MSM_AFF_LEN) beyond the call's, so the sort's buffers hold that many
+ * more. */
+#define MSM_AFF_K_MAX 64u
+#define MSM_AFF_STEP_PAD (32u * MSM_AFF_K_MAX * MSM_AFF_LEN)
+
 /* Streams of the batch-affine accumulation for m sort entries. */
 static inline size_t msm_aff_streams(size_t m) { return (m + MSM_AFF_LEN - 1) / MSM_AFF_LEN; }
 
@@ -85,6 +93,8 @@ struct cuzk_gpu_msm_plan {
     cuzk_gpu_msm_acc acc;  /* XYZZ or BATCH_AFFINE (never DEFAULT) */
     unsigned fp64_share;   /* batch-affine: products on the FP64 pipe
                               (cuzk_gpu_msm_opts.fp64_share; 0 for XYZZ) */
+    bool aff_step_major;   /* batch-affine: the accumulation reads a step-major
+                              copy of the sorted entries (gpu_testing.h) */
     msm_geom g;
     msm_geom rg;           /* the reduction's windows: g, or a precomputed
                               plan's virtual windows (msm.cuh) */

@@ -36,6 +36,8 @@
  * with every FP64 share (cuzk_gpu_msm_opts.fp64_share: part of the Fp
  * products on the FP64 pipe; G1 all of them, G2 the most and least), and
  * the options it refuses.
+ * test_step_major runs them on batch-affine plans that read their sorted
+ * keys and values in step-major order (gpu_testing.h).
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -78,6 +80,9 @@ static cuzk_gpu_msm_scratch *shared;
 static unsigned win_batches;
 /* The FP64 share of every plan the checks make. */
 static unsigned fp64_share;
+/* Every batch-affine plan the checks make reads its keys and values in
+ * step-major order (gpu_testing.h; test_step_major). */
+static int step_major;
 
 /* The options of the checks' plans: group, window c, plan_flags, acc_mode,
  * shared, win_batches, fp64_share. */
@@ -114,25 +119,34 @@ static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t
 {
     return cuzk_g2_batch_sum_bitmap_var(r, p, b, n, 0);
 }
+/* A plan just made (status st) in the order step_major asks for. */
+static cuzk_status ordered(cuzk_status st, cuzk_gpu_msm_plan *pl)
+{
+    return st == CUZK_OK && step_major ? cuzk_gpu_testing_msm_plan_step_major(pl, 1, gerr) : st;
+}
 static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
     cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, c);
-    return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
+    cuzk_status st = cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
+    return ordered(st, *pl);
 }
 static cuzk_status g2_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
     cuzk_gpu_msm_opts o = opts(CUZK_GPU_G2, c);
-    return cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
+    cuzk_status st = cuzk_gpu_msm_plan_create(pl, ctx, &o, p, n, gerr);
+    return ordered(st, *pl);
 }
 static cuzk_status g1_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
     cuzk_gpu_msm_opts o = opts(CUZK_GPU_G1, 0);
-    return cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
+    cuzk_status st = cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
+    return ordered(st, *pl);
 }
 static cuzk_status g2_plan_seq(cuzk_gpu_msm_plan **pl, size_t n, const void *b, const void *s)
 {
     cuzk_gpu_msm_opts o = opts(CUZK_GPU_G2, 0);
-    return cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
+    cuzk_status st = cuzk_gpu_msm_plan_create_seq(pl, ctx, &o, n, b, s, gerr);
+    return ordered(st, *pl);
 }
 static cuzk_status g1_gpu(cuzk_gpu_msm_plan *pl, const cuzk_scalar *k, size_t n, void *r)
 {
@@ -965,6 +979,35 @@ static void test_fp64(int quick)
     printf("  fp64 shares: done (%d failures so far)\n", test_failures);
 }
 
+/* Batch-affine plans reading their keys and values in step-major order
+ * (a transposing kernel after each sort, docs/device-runs.md): the checks
+ * on plain and precomputed plans, and with windows in 3 batches; the hook
+ * refuses no plan. */
+static void test_step_major(int quick)
+{
+    const grp *groups[2] = {&G1, &G2};
+    acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
+    step_major = 1;
+    printf("  step-major keys and values:\n");
+    for (int pre = 0; pre < 2; pre++) {
+        plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+        for (int gi = 0; gi < 2; gi++) {
+            test_sizes(groups[gi], quick);
+            test_windows(groups[gi], quick);
+            test_edges(groups[gi], quick);
+            test_sparse(groups[gi], quick);
+            test_seq(groups[gi], quick);
+        }
+    }
+    plan_flags = 0;
+    win_batches = 3;
+    for (int gi = 0; gi < 2; gi++) test_sizes(groups[gi], quick);
+    win_batches = 0;
+    step_major = 0;
+    CHECK(cuzk_gpu_testing_msm_plan_step_major(NULL, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    printf("  step-major: done (%d failures so far)\n", test_failures);
+}
+
 int main(void)
 {
     int skip = gpu_test_start(NAME);
@@ -1010,6 +1053,7 @@ int main(void)
     test_shared(quick);
     test_window_batches(quick);
     test_fp64(quick);
+    test_step_major(quick);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }

@@ -171,20 +171,22 @@ struct method {
     int k;
     uint32_t len;
     unsigned fp64;
+    int step_major; /* the keys and values read in step-major order */
 };
 
-/* Thread t of the batch-affine accumulation with k streams, FP64 mask M. */
-template <class F, unsigned M>
+/* Thread t of the batch-affine accumulation with k streams, FP64 mask M,
+ * step-major keys and values (SM). */
+template <class F, unsigned M, bool SM = false>
 static void aff_acc_k(const msm_aff_args &a, size_t t, int k)
 {
     switch (k) {
-    case 1: msm_aff_accumulate_thread<F, 1, M>(a, t); break;
-    case 4: msm_aff_accumulate_thread<F, 4, M>(a, t); break;
-    case 32: msm_aff_accumulate_thread<F, 32, M>(a, t); break;
-    case 64: msm_aff_accumulate_thread<F, 64, M>(a, t); break;
+    case 1: msm_aff_accumulate_thread<F, 1, M, SM>(a, t); break;
+    case 4: msm_aff_accumulate_thread<F, 4, M, SM>(a, t); break;
+    case 32: msm_aff_accumulate_thread<F, 32, M, SM>(a, t); break;
+    case 64: msm_aff_accumulate_thread<F, 64, M, SM>(a, t); break;
     /* Other counts run on the 64 instance with fewer streams (a.streams),
      * as short calls do on the device (msm_aff_shape). */
-    default: msm_aff_accumulate_thread<F, 64, M>(a, t); break;
+    default: msm_aff_accumulate_thread<F, 64, M, SM>(a, t); break;
     }
 }
 
@@ -192,6 +194,11 @@ static void aff_acc_k(const msm_aff_args &a, size_t t, int k)
 template <class F>
 static void aff_acc(const msm_aff_args &a, size_t t, int k, unsigned share)
 {
+    if (a.skeys) { /* step-major order: share 0 only, as the launch */
+        if (share) CHECK_MSG(0, "step-major order with share %u", share);
+        else aff_acc_k<F, 0, true>(a, t, k);
+        return;
+    }
     if constexpr (msm_aff_field<F>::fp64) {
         switch (share) {
         case 0: aff_acc_k<F, 0>(a, t, k); break;
@@ -283,6 +290,22 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
         a.sentinel = g.sentinel;
         a.len = me.len;
         a.streams = (uint32_t)me.k;
+        /* Step-major copies as msm_aff_step_major_kernel makes them: every
+         * slot of the whole warps, the sentinel past the end. */
+        const size_t Q = (size_t)me.k * me.len, nslots = (nthreads + 31) / 32 * 32 * Q;
+        std::vector<uint32_t> skeys(me.step_major ? nslots : 0), svals(skeys.size());
+        bool inside = true;
+        for (size_t t = 0; t < skeys.size() / Q; t++)
+            for (size_t q = 0; q < Q && inside; q++) {
+                size_t e = t * Q + q, i = msm_aff_step_major(t, q, Q);
+                inside = i < nslots;
+                if (!inside) break;
+                skeys[i] = e < m ? keys[e] : g.sentinel;
+                svals[i] = e < m ? vals[e] : 0;
+            }
+        if (me.step_major) CHECK(inside);
+        a.skeys = me.step_major ? skeys.data() : NULL;
+        a.svals = me.step_major ? svals.data() : NULL;
         a.points = points.data();
         a.buckets = buckets.data();
         a.pieces = pieces.data();
@@ -311,13 +334,16 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
 
 /* The first 7 use the integer multiplication only; the next 7 the FP64
  * shares, each share at the built K = 64 and stream length 32, and some at
- * shapes that put run boundaries on stream boundaries; the last 5 the
+ * shapes that put run boundaries on stream boundaries; the next 5 the
  * 64-stream instance with fewer streams a thread (short calls' shape, and
- * two odd counts). */
-static const method METHODS[] = {{0, 0, 0},  {64, 32, 0}, {32, 32, 0}, {4, 3, 0}, {4, 1, 0},
-                                 {1, 7, 0},  {64, 5, 0},  {64, 32, 1}, {64, 32, 2}, {64, 32, 3},
-                                 {64, 32, 4}, {4, 3, 3},  {4, 1, 4},  {1, 7, 2},
-                                 {16, 1, 0},  {8, 1, 0},  {2, 4, 0},  {3, 2, 0},  {5, 3, 0}};
+ * two odd counts); the last 5 read the keys and values in step-major
+ * order. */
+static const method METHODS[] = {
+    {0, 0, 0, 0},   {64, 32, 0, 0}, {32, 32, 0, 0}, {4, 3, 0, 0},   {4, 1, 0, 0},
+    {1, 7, 0, 0},   {64, 5, 0, 0},  {64, 32, 1, 0}, {64, 32, 2, 0}, {64, 32, 3, 0},
+    {64, 32, 4, 0}, {4, 3, 3, 0},   {4, 1, 4, 0},   {1, 7, 2, 0},   {16, 1, 0, 0},
+    {8, 1, 0, 0},   {2, 4, 0, 0},   {3, 2, 0, 0},   {5, 3, 0, 0},   {64, 32, 0, 1},
+    {4, 3, 0, 1},   {1, 7, 0, 1},   {5, 3, 0, 1},   {32, 32, 0, 1}};
 #define NMETHODS (sizeof METHODS / sizeof METHODS[0])
 
 /* MSMs checked with an FP64 share. */
@@ -368,9 +394,10 @@ static void test_group(size_t nmax, int quick)
         if (n > nmax || (quick && n > 300)) continue;
         for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
         compare<F>(base.data(), k.data(), n, cs[si], "random", n > 1000 ? 3 : NMETHODS);
-        if (n > 1000) { /* the FP64 shares at the built K and length */
-            static const method f64[] = {{64, 32, 1}, {64, 32, 2}, {64, 32, 3}, {64, 32, 4}};
-            compare_list<F>(base.data(), k.data(), n, cs[si], "random", f64, 4);
+        if (n > 1000) { /* the FP64 shares and step-major order at the built K and length */
+            static const method big[] = {
+                {64, 32, 1, 0}, {64, 32, 2, 0}, {64, 32, 3, 0}, {64, 32, 4, 0}, {64, 32, 0, 1}};
+            compare_list<F>(base.data(), k.data(), n, cs[si], "random", big, 5);
         }
         if (n == 300 && F::U4 == EcFp::U4) /* a large reduction, G1 only (time) */
             compare<F>(base.data(), k.data(), n, 16, "random", 2);
