@@ -979,6 +979,25 @@ static void test_fp64(int quick)
     printf("  fp64 shares: done (%d failures so far)\n", test_failures);
 }
 
+/* The checks on plain and precomputed plans of both groups, with the
+ * accumulation, share and key order set as they are (bits: the bitmap
+ * sums too). */
+static void test_plans(int quick, int bits)
+{
+    const grp *groups[2] = {&G1, &G2};
+    for (int pre = 0; pre < 2; pre++) {
+        plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
+        for (int gi = 0; gi < 2; gi++) {
+            test_sizes(groups[gi], quick);
+            test_windows(groups[gi], quick);
+            test_edges(groups[gi], quick);
+            if (bits) test_bits(groups[gi], quick);
+            test_sparse(groups[gi], quick);
+            test_seq(groups[gi], quick);
+        }
+    }
+}
+
 /* Batch-affine plans reading their keys and values in step-major order
  * (a transposing kernel after each sort, docs/device-runs.md): the checks
  * on plain and precomputed plans, and with windows in 3 batches; the hook
@@ -989,16 +1008,7 @@ static void test_step_major(int quick)
     acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
     step_major = 1;
     printf("  step-major keys and values:\n");
-    for (int pre = 0; pre < 2; pre++) {
-        plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
-        for (int gi = 0; gi < 2; gi++) {
-            test_sizes(groups[gi], quick);
-            test_windows(groups[gi], quick);
-            test_edges(groups[gi], quick);
-            test_sparse(groups[gi], quick);
-            test_seq(groups[gi], quick);
-        }
-    }
+    test_plans(quick, 0);
     plan_flags = 0;
     win_batches = 3;
     for (int gi = 0; gi < 2; gi++) test_sizes(groups[gi], quick);
@@ -1027,17 +1037,7 @@ int main(void)
     for (int ba = 0; ba < 2; ba++) {
         acc_mode = ba ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ;
         if (ba) printf("  batch-affine accumulation:\n");
-        for (int pre = 0; pre < 2; pre++) {
-            plan_flags = pre ? CUZK_GPU_MSM_PRECOMPUTE : 0;
-            for (int gi = 0; gi < 2; gi++) {
-                test_sizes(groups[gi], quick);
-                test_windows(groups[gi], quick);
-                test_edges(groups[gi], quick);
-                if (!ba) test_bits(groups[gi], quick);
-                test_sparse(groups[gi], quick);
-                test_seq(groups[gi], quick);
-            }
-        }
+        test_plans(quick, !ba);
     }
     /* Subset-sum tables: the bitmap sums read them, MSMs must not change. */
     acc_mode = CUZK_GPU_MSM_XYZZ;
