@@ -411,6 +411,36 @@ FF_INLINE size_t msm_aff_step_major(size_t t, size_t q, size_t Q)
     return (((t >> 5) * Q + q) << 5) | (t & 31);
 }
 
+/* The transposing kernel's two halves (msm_aff_step_major_kernel in
+ * msm_impl.cuh), for thread (x, y) of a block of (32, 8) that moves the
+ * tile of entries q0 .. q0 + 31 of warp w's 32 threads: its loads into the
+ * block's tiles tk, tv (one thread's 32 entries a row: 128-byte lines),
+ * then, after the block's barrier, its stores (one entry of 32 threads a
+ * row: 128-byte lines again). */
+FF_INLINE void msm_aff_step_major_load(const uint32_t *keys, const uint32_t *vals, size_t m,
+                                       uint32_t sentinel, uint32_t Q, size_t w, uint32_t q0,
+                                       uint32_t x, uint32_t y, uint32_t (*tk)[33],
+                                       uint32_t (*tv)[33])
+{
+    for (uint32_t l = y; l < 32; l += 8) {
+        const size_t e = (w * 32 + l) * Q + q0 + x;
+        const bool in = q0 + x < Q && e < m;
+        tk[l][x] = in ? keys[e] : sentinel;
+        tv[l][x] = in ? vals[e] : 0;
+    }
+}
+
+FF_INLINE void msm_aff_step_major_store(uint32_t Q, size_t w, uint32_t q0, uint32_t x, uint32_t y,
+                                        const uint32_t (*tk)[33], const uint32_t (*tv)[33],
+                                        uint32_t *sk, uint32_t *sv)
+{
+    for (uint32_t r = y; r < 32 && q0 + r < Q; r += 8) {
+        const size_t o = msm_aff_step_major(w * 32 + x, q0 + r, Q);
+        sk[o] = tk[x][r];
+        sv[o] = tv[x][r];
+    }
+}
+
 /* Point v & 0x7fffffff, negated if bit 31 of v is set. */
 template <class F>
 FF_INLINE void msm_aff_load(const msm_aff_args &a, uint32_t v, typename F::E &x,

@@ -295,28 +295,18 @@ __global__ void MSM_AFF_FP64_BOUNDS msm_aff_accumulate64_kernel(msm_aff_args a, 
 
 /* Step-major copies of the sorted keys and values (msm_aff_step_major):
  * block (32, 8) moves a tile of 32 threads x 32 entries of warp blockIdx.x's
- * range through shared memory, so that both its reads (one thread's 32
- * entries) and its writes (one entry of 32 threads) are 128-byte lines.
- * Grid (warps, ceil(Q / 32)). */
+ * range through shared memory (msm_aff_step_major_load, _store). Grid
+ * (warps, ceil(Q / 32)). */
 static __global__ void msm_aff_step_major_kernel(const uint32_t *keys, const uint32_t *vals,
                                                  size_t m, uint32_t sentinel, uint32_t Q,
                                                  uint32_t *sk, uint32_t *sv)
 {
     __shared__ uint32_t tk[32][33], tv[32][33]; /* 33: no bank conflicts either way */
-    const size_t w = blockIdx.x;
-    const uint32_t q0 = blockIdx.y * 32, x = threadIdx.x;
-    for (uint32_t l = threadIdx.y; l < 32; l += 8) {
-        const size_t e = (w * 32 + l) * Q + q0 + x;
-        const bool in = q0 + x < Q && e < m;
-        tk[l][x] = in ? keys[e] : sentinel;
-        tv[l][x] = in ? vals[e] : 0;
-    }
+    const uint32_t q0 = blockIdx.y * 32;
+    msm_aff_step_major_load(keys, vals, m, sentinel, Q, blockIdx.x, q0, threadIdx.x, threadIdx.y,
+                            tk, tv);
     __syncthreads();
-    for (uint32_t r = threadIdx.y; r < 32 && q0 + r < Q; r += 8) {
-        const size_t o = msm_aff_step_major(w * 32 + x, q0 + r, Q);
-        sk[o] = tk[x][r];
-        sv[o] = tv[x][r];
-    }
+    msm_aff_step_major_store(Q, blockIdx.x, q0, threadIdx.x, threadIdx.y, tk, tv, sk, sv);
 }
 
 template <class F>

@@ -290,20 +290,38 @@ static void emu_msm(typename grp<F>::jac *r, const typename grp<F>::aff *pts,
         a.sentinel = g.sentinel;
         a.len = me.len;
         a.streams = (uint32_t)me.k;
-        /* Step-major copies as msm_aff_step_major_kernel makes them: every
-         * slot of the whole warps, the sentinel past the end. */
-        const size_t Q = (size_t)me.k * me.len, nslots = (nthreads + 31) / 32 * 32 * Q;
-        std::vector<uint32_t> skeys(me.step_major ? nslots : 0), svals(skeys.size());
-        bool inside = true;
-        for (size_t t = 0; t < skeys.size() / Q; t++)
-            for (size_t q = 0; q < Q && inside; q++) {
-                size_t e = t * Q + q, i = msm_aff_step_major(t, q, Q);
-                inside = i < nslots;
-                if (!inside) break;
-                skeys[i] = e < m ? keys[e] : g.sentinel;
-                svals[i] = e < m ? vals[e] : 0;
+        /* Step-major copies made by msm_aff_step_major_kernel's two halves,
+         * block by block, every thread's loads before the barrier, then its
+         * stores; every slot of the whole warps must be written once, with
+         * the sentinel past the end. */
+        const uint32_t Q = (uint32_t)me.k * me.len;
+        const size_t warps = (nthreads + 31) / 32, nslots = warps * 32 * Q;
+        std::vector<uint32_t> skeys(me.step_major ? nslots : 0, 0xdeadbeefu),
+            svals(skeys.size(), 0xdeadbeefu);
+        for (size_t w = 0; w < (me.step_major ? warps : 0); w++)
+            for (uint32_t q0 = 0; q0 < Q; q0 += 32) {
+                uint32_t tk[32][33], tv[32][33];
+                for (uint32_t y = 0; y < 8; y++)
+                    for (uint32_t x = 0; x < 32; x++)
+                        msm_aff_step_major_load(keys.data(), vals.data(), m, g.sentinel, Q, w,
+                                                q0, x, y, tk, tv);
+                for (uint32_t y = 0; y < 8; y++)
+                    for (uint32_t x = 0; x < 32; x++)
+                        msm_aff_step_major_store(Q, w, q0, x, y, tk, tv, skeys.data(),
+                                                 svals.data());
             }
-        if (me.step_major) CHECK(inside);
+        bool slots = true;
+        for (size_t t = 0; t < skeys.size() / Q; t++)
+            for (size_t q = 0; q < Q; q++) {
+                size_t e = t * Q + q, i = msm_aff_step_major(t, q, Q);
+                slots = slots && i < nslots && skeys[i] == (e < m ? keys[e] : g.sentinel) &&
+                        svals[i] == (e < m ? vals[e] : 0u);
+            }
+        if (me.step_major && !slots) { /* its garbage keys would index outside the buckets */
+            CHECK(slots);
+            G::set_inf(r);
+            return;
+        }
         a.skeys = me.step_major ? skeys.data() : NULL;
         a.svals = me.step_major ? svals.data() : NULL;
         a.points = points.data();
