@@ -525,8 +525,11 @@ static cuzk_status msm_aff_accumulate(cuzk_gpu_msm_plan *p, cudaStream_t s, cons
     unsigned share = 0;
     if constexpr (msm_aff_field<F>::fp64) share = p->fp64_share;
     a.skeys = a.svals = NULL;
+    /* The copies' slots: whole warps of Q entries, warps 32 Q < m + 32 Q <=
+     * m + MSM_AFF_STEP_PAD (Q <= MSM_AFF_K MSM_AFF_LEN), what the spare
+     * buffers hold. */
     const size_t Q = (size_t)a.streams * a.len, warps = (nthreads + 31) / 32;
-    if (x.spare_keys && share == 0 && warps * 32 * Q <= x.m + MSM_AFF_STEP_PAD) {
+    if (x.spare_keys && share == 0) {
         msm_aff_step_major_kernel<<<dim3((unsigned)warps, (unsigned)((Q + 31) / 32)), dim3(32, 8),
                                     0, s>>>(x.keys, x.vals, x.m, x.sentinel, (uint32_t)Q,
                                             x.spare_keys, x.spare_vals);
