@@ -568,11 +568,12 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
             else if (r < 2) k[i].l[0] = 1;
         }
     const char *gname = mode.g2 ? "G2" : "G1";
-    /* CUZK_MSM_STEP_MAJOR=1: batch-affine plans read step-major copies of
-     * the sorted keys and values (gpu_testing.h; docs/device-runs.md). */
+    /* CUZK_MSM_STEP_MAJOR=0: batch-affine plans read the sorted keys and
+     * values in sorted order instead of step-major copies (gpu_testing.h),
+     * for A/B rows. */
     const char *smv = getenv("CUZK_MSM_STEP_MAJOR");
-    const int step_major = mode.affine && smv && !strcmp(smv, "1");
-    if (step_major) printf("keys and values in step-major order (CUZK_MSM_STEP_MAJOR=1)\n");
+    const int sorted_order = mode.affine && smv && !strcmp(smv, "0");
+    if (sorted_order) printf("keys and values in sorted order (CUZK_MSM_STEP_MAJOR=0)\n");
     printf("%s MSM%s, points resident (generated on the device), %s in pinned host memory\n"
            "(%.1f s to draw them); median of %u calls after a checked warm-up; stage times from"
            " CUDA events.\n", gname, mode.affine ? " (batch-affine accumulation)" : "",
@@ -606,8 +607,8 @@ static int run_msm(int device, double peak, const char *list, unsigned reps, uns
                                 mode.affine ? CUZK_GPU_MSM_BATCH_AFFINE : CUZK_GPU_MSM_XYZZ, NULL, 0,
                                 share};
         st = cuzk_gpu_msm_plan_create_seq(&plan, ctx, &po, n, b0, b1, gerr);
-        if (st == CUZK_OK && step_major)
-            st = cuzk_gpu_testing_msm_plan_step_major(plan, 1, gerr);
+        if (st == CUZK_OK && sorted_order)
+            st = cuzk_gpu_testing_msm_plan_step_major(plan, 0, gerr);
         tg = (bench_now_ns() - tg) * 1e-6;
         if (st != CUZK_OK) {
             fprintf(stderr, "2^%u: %s plan: %s (%s)\n", lgs[li], flags ? "precomputed" : "plain",
@@ -1117,8 +1118,9 @@ static void usage(FILE *f)
             "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
             "  memory; 2: from a positional one, as large, read like the data, for the\n"
             "  forward transforms; plus 4: the coset table too, as large, for the coset\n"
-            "  transforms' shifts; only with CUZK_NTT_FP64=0). CUZK_MSM_STEP_MAJOR=1:\n"
-            "  --affine plans read their sorted keys and values in step-major order.\n");
+            "  transforms' shifts; only with CUZK_NTT_FP64=0). CUZK_MSM_STEP_MAJOR=0:\n"
+            "  --affine plans read their sorted keys and values in sorted order, not in\n"
+            "  step-major copies (the default).\n");
 }
 
 int bench_kernels(int argc, char **argv)

@@ -240,10 +240,11 @@ cuzk_status cuzk_gpu_testing_msm_plan_flip(cuzk_gpu_msm_plan *plan, size_t index
                                            char *err);
 
 /* A batch-affine plan's accumulation reads a step-major copy of each
- * batch's sorted keys and values (on != 0; made after the sort, in its
- * spare buffers) or the sorted order (0, the default): the A/B of
- * docs/device-runs.md (cuzk-bench kernels: CUZK_MSM_STEP_MAJOR=1). Calls
- * with a compacted rest keep the sorted order. */
+ * batch's sorted keys and values (on != 0, the default; made after the
+ * sort, in its spare buffers) or the sorted order (0): for tests of the
+ * sorted order's path and for A/B rows (cuzk-bench kernels:
+ * CUZK_MSM_STEP_MAJOR=0). Calls with a compacted rest keep the sorted
+ * order. */
 cuzk_status cuzk_gpu_testing_msm_plan_step_major(cuzk_gpu_msm_plan *plan, int on, char *err);
 
 /* The same on a GPU workspace (backend "gpu", include/cuzk/prove.h) in the

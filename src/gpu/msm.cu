@@ -309,6 +309,7 @@ static cuzk_status plan_alloc(cuzk_gpu_msm_plan **out, cuzk_gpu_ctx *ctx,
     p->group = L.group;
     p->acc = L.acc;
     p->fp64_share = L.fp64_share;
+    p->aff_step_major = true; /* docs/perf.md: -2% of the G1 accumulation */
     p->aff_bytes = L.aff_bytes;
     p->xyzz_bytes = L.xyzz_bytes;
     p->n = n;

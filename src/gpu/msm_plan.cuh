@@ -94,7 +94,8 @@ struct cuzk_gpu_msm_plan {
     unsigned fp64_share;   /* batch-affine: products on the FP64 pipe
                               (cuzk_gpu_msm_opts.fp64_share; 0 for XYZZ) */
     bool aff_step_major;   /* batch-affine: the accumulation reads a step-major
-                              copy of the sorted entries (gpu_testing.h) */
+                              copy of the sorted entries (the default; off
+                              through gpu_testing.h) */
     msm_geom g;
     msm_geom rg;           /* the reduction's windows: g, or a precomputed
                               plan's virtual windows (msm.cuh) */

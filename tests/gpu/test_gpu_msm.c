@@ -36,8 +36,9 @@
  * with every FP64 share (cuzk_gpu_msm_opts.fp64_share: part of the Fp
  * products on the FP64 pipe; G1 all of them, G2 the most and least), and
  * the options it refuses.
- * test_step_major runs them on batch-affine plans that read their sorted
- * keys and values in step-major order (gpu_testing.h).
+ * test_sorted_order runs them on batch-affine plans that read their
+ * sorted keys and values in sorted order instead of step-major copies (the
+ * path of the FP64 shares and compacted calls; gpu_testing.h).
  * test_shared runs the checks again with every plan borrowing one scratch
  * (cuzk_gpu_msm_opts.scratch), two plans in flight on one stream, and the
  * rules of sharing.
@@ -80,9 +81,10 @@ static cuzk_gpu_msm_scratch *shared;
 static unsigned win_batches;
 /* The FP64 share of every plan the checks make. */
 static unsigned fp64_share;
-/* Every batch-affine plan the checks make reads its keys and values in
- * step-major order (gpu_testing.h; test_step_major). */
-static int step_major;
+/* Batch-affine plans read their keys and values in step-major copies (1,
+ * the library's default) or in sorted order (0; gpu_testing.h,
+ * test_sorted_order). */
+static int step_major = 1;
 
 /* The options of the checks' plans: group, window c, plan_flags, acc_mode,
  * shared, win_batches, fp64_share. */
@@ -122,7 +124,7 @@ static cuzk_status g2_cpu_bits(void *r, const void *p, const uint64_t *b, size_t
 /* A plan just made (status st) in the order step_major asks for. */
 static cuzk_status ordered(cuzk_status st, cuzk_gpu_msm_plan *pl)
 {
-    return st == CUZK_OK && step_major ? cuzk_gpu_testing_msm_plan_step_major(pl, 1, gerr) : st;
+    return st == CUZK_OK && !step_major ? cuzk_gpu_testing_msm_plan_step_major(pl, 0, gerr) : st;
 }
 static cuzk_status g1_plan(cuzk_gpu_msm_plan **pl, const void *p, size_t n, unsigned c)
 {
@@ -998,24 +1000,24 @@ static void test_plans(int quick, int bits)
     }
 }
 
-/* Batch-affine plans reading their keys and values in step-major order
- * (a transposing kernel after each sort, docs/device-runs.md): the checks
- * on plain and precomputed plans, and with windows in 3 batches; the hook
- * refuses no plan. */
-static void test_step_major(int quick)
+/* Batch-affine plans reading their keys and values in sorted order, not in
+ * the step-major copies of the default (a transposing kernel after each
+ * sort): the checks on plain and precomputed plans, and with windows in 3
+ * batches; the hook refuses no plan. */
+static void test_sorted_order(int quick)
 {
     const grp *groups[2] = {&G1, &G2};
     acc_mode = CUZK_GPU_MSM_BATCH_AFFINE;
-    step_major = 1;
-    printf("  step-major keys and values:\n");
+    step_major = 0;
+    printf("  sorted-order keys and values:\n");
     test_plans(quick, 0);
     plan_flags = 0;
     win_batches = 3;
     for (int gi = 0; gi < 2; gi++) test_sizes(groups[gi], quick);
     win_batches = 0;
-    step_major = 0;
-    CHECK(cuzk_gpu_testing_msm_plan_step_major(NULL, 1, gerr) == CUZK_ERR_INVALID_ARGUMENT);
-    printf("  step-major: done (%d failures so far)\n", test_failures);
+    step_major = 1;
+    CHECK(cuzk_gpu_testing_msm_plan_step_major(NULL, 0, gerr) == CUZK_ERR_INVALID_ARGUMENT);
+    printf("  sorted order: done (%d failures so far)\n", test_failures);
 }
 
 int main(void)
@@ -1053,7 +1055,7 @@ int main(void)
     test_shared(quick);
     test_window_batches(quick);
     test_fp64(quick);
-    test_step_major(quick);
+    test_sorted_order(quick);
     cuzk_gpu_ctx_destroy(ctx);
     return test_done(NAME);
 }
