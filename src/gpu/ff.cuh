@@ -140,6 +140,8 @@ struct FfFrT {
     /* P0_ONE: the steps use r0 = 1; P1_MAX (which implies it): r1 = W - 1 too */
     static constexpr bool P1_MAX = K == FF_CONST_MEM_P01;
     static constexpr bool P0_ONE = K == FF_CONST_MEM_P0ONE || P1_MAX;
+    /* r0 = 1, whatever the steps use (ff_mul_shoup's q*r starts from q) */
+    static constexpr bool LIMB0_ONE = true;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -161,6 +163,7 @@ struct FfFpT {
     static constexpr int N = 12;
     static constexpr bool P0_ONE = false;
     static constexpr bool P1_MAX = false;
+    static constexpr bool LIMB0_ONE = false;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -211,6 +214,7 @@ static inline uint32_t ff_emu_hi(uint32_t a, uint32_t b) { return (uint32_t)(((u
 FF_INLINE void ff_mad_lo_cc(uint32_t &d, uint32_t a, uint32_t b) { FF_EMU_ADD(d, d, ff_emu_lo(a, b), 0, 1); }
 FF_INLINE void ff_madc_lo_cc(uint32_t &d, uint32_t a, uint32_t b) { FF_EMU_ADD(d, d, ff_emu_lo(a, b), ff_emu_cf, 1); }
 FF_INLINE void ff_madc_hi_cc(uint32_t &d, uint32_t a, uint32_t b) { FF_EMU_ADD(d, d, ff_emu_hi(a, b), ff_emu_cf, 1); }
+FF_INLINE void ff_mad_hi_cc(uint32_t &d, uint32_t a, uint32_t b) { FF_EMU_ADD(d, d, ff_emu_hi(a, b), 0, 1); }
 FF_INLINE void ff_madc_hi(uint32_t &d, uint32_t a, uint32_t b) { FF_EMU_ADD(d, d, ff_emu_hi(a, b), ff_emu_cf, 0); }
 FF_INLINE uint32_t ff_add_cc(uint32_t a, uint32_t b) { uint32_t d; FF_EMU_ADD(d, a, b, 0, 1); return d; }
 FF_INLINE uint32_t ff_addc_cc(uint32_t a, uint32_t b) { uint32_t d; FF_EMU_ADD(d, a, b, ff_emu_cf, 1); return d; }
@@ -226,6 +230,8 @@ FF_INLINE void ff_madc_lo_cc(uint32_t &d, uint32_t a, uint32_t b)
 { asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(a), "r"(b)); }
 FF_INLINE void ff_madc_hi_cc(uint32_t &d, uint32_t a, uint32_t b)
 { asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(a), "r"(b)); }
+FF_INLINE void ff_mad_hi_cc(uint32_t &d, uint32_t a, uint32_t b)
+{ asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(a), "r"(b)); }
 FF_INLINE void ff_madc_hi(uint32_t &d, uint32_t a, uint32_t b)
 { asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(a), "r"(b)); }
 
@@ -664,6 +670,144 @@ FF_INLINE void ff_sqr(uint32_t r[F::N], const uint32_t a[F::N])
     ff_madc_hi(t[2 * n - 1], a[n - 1], a[n - 1]);
 
     ff_redc_wide<F>(r, t);
+}
+
+/* ------------------------------------------ multiplication by a constant -- */
+
+/* Words W0..W1 of the product a*b of h-limb a, b, into t[W0..W1] (t is
+ * indexed by word; the other words are left alone). The pair layout of
+ * ff_prod, with each partial product a_j*b_i (low word i+j, high word
+ * i+j+1) cut to the window: dropped when both its words are outside, only
+ * its high word (IMAD.HI) when its low word is W0 - 1, only its low word
+ * (IMAD) when that is W1. So above W1 the result is mod W^(W1+1), and for
+ * W0 > 0 it lacks the carries of what was dropped below W0 (the caller
+ * bounds them). B0_ONE: b[0] = 1, so row 0 is a itself, no products. */
+template <int h, int W0, int W1, bool B0_ONE>
+FF_INLINE void ff_prod_win(uint32_t t[2 * h], const uint32_t a[h], const uint32_t b[h])
+{
+    static_assert(0 <= W0 && W0 <= W1 && W1 < 2 * h, "a window of the product's words");
+    /* e: pairs at even words, o: pairs at odd words; both indexed by word */
+    uint32_t e[2 * h + 2], o[2 * h + 2];
+#pragma unroll
+    for (int w = 0; w < 2 * h + 2; w++) e[w] = o[w] = 0;
+#pragma unroll
+    for (int i = 0; i < h; i++) {
+        if (B0_ONE && i == 0) {
+#pragma unroll
+            for (int j = 0; j < h; j++)
+                if (j >= W0 && j <= W1) e[j] = a[j];
+            continue;
+        }
+#pragma unroll
+        for (int jp = 0; jp < 2; jp++) {
+            uint32_t *acc = ((i + jp) & 1) == 0 ? e : o;
+            bool first = true;
+            int top = 2 * h;
+#pragma unroll
+            for (int j = jp; j < h; j += 2) {
+                const int w = i + j;
+                const bool lo = w >= W0 && w <= W1, hi = w + 1 >= W0 && w + 1 <= W1;
+                if (lo) {
+                    if (first) ff_mad_lo_cc(acc[w], a[j], b[i]);
+                    else       ff_madc_lo_cc(acc[w], a[j], b[i]);
+                    first = false;
+                }
+                if (hi) {
+                    if (first) ff_mad_hi_cc(acc[w + 1], a[j], b[i]);
+                    else       ff_madc_hi_cc(acc[w + 1], a[j], b[i]);
+                    first = false;
+                }
+                if (lo || hi) top = w + 2;
+            }
+            /* the chain's carry: into a word that holds only carries so far
+             * (as in ff_prod), or out of the window */
+            if (!first && top <= W1) acc[top] = ff_addc(acc[top], 0);
+        }
+    }
+    if (W0 == W1) {
+        t[W0] = e[W0] + o[W0];
+        return;
+    }
+    t[W0] = ff_add_cc(e[W0], o[W0]);
+#pragma unroll
+    for (int w = W0 + 1; w < W1; w++) t[w] = ff_addc_cc(e[w], o[w]);
+    t[W1] = ff_addc(e[W1], o[W1]);
+}
+
+/* r = a * w mod p for a constant w given as the pair (w, wq), wq =
+ * floor(w W^N / p) (Shoup's method; ff_shoup_quot forms wq). w is the
+ * plain residue, not its Montgomery form, so for a Montgomery-form a the
+ * result is the Montgomery form of the product, as ff_mul gives with w's
+ * Montgomery form: the same bits. Inputs reduced (a, w < p); r may alias a.
+ *
+ * q = floor(a wq / W^N) estimates the quotient of a w by p, and r = a w -
+ * q p is then computed mod W^N: the low halves of a w and of q p only, and
+ * of a wq the high half only, less its lowest columns. Fr (N = 8): 28 wide
+ * products and 8 low ones for a w, 36 wide and 7 IMAD.HI for q, 21 wide and
+ * 7 low for q p (its row 0 is q itself, r0 = 1): 199 IMAD issue slots
+ * against ff_mul's 264 (an IMAD.WIDE or IMAD.HI takes 2, an IMAD 1), and
+ * the three parts are two independent chains and a third, where each of
+ * ff_mul's rows waits on the last.
+ *
+ * Why one conditional subtraction ends it (B = W^N). Write wq = w B / p -
+ * th with 0 <= th < 1. The exact quotient q* = floor(a wq / B) gives
+ * a w / p - q* = frac(a wq / B) + a th / B < 1 + a / B, so a w - q* p <
+ * p (1 + p / B). The estimate q drops, of the columns of a wq below word
+ * N - 1 (word N - 1 is the fraction's top word), column N - 2's low words
+ * and every column below it: less than 2N W^(N-1) in all, so q = q* or
+ * q* - 1, and q* - 1 only when the dropped part carried into word N, that
+ * is when frac(a wq / B) < 2N / W. Then a w - q p = p (1 + frac(a wq / B) +
+ * a th / B) < p (1 + 2N / W + p / B). Either way r < p (1 + p / B + 2^-27)
+ * < 2p, and below B, since p / B < 0.454 for Fr (p (1 + p / B) < 0.66 B)
+ * and < 0.11 for Fp: computing mod B loses nothing, and r - p when r >= p
+ * is the reduced result. */
+template <class F>
+FF_INLINE void ff_mul_shoup(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t w[F::N],
+                            const uint32_t wq[F::N])
+{
+    constexpr int n = F::N;
+    uint32_t lo[2 * n], hi[2 * n], qp[2 * n], pr[n];
+    ff_prod_win<n, 0, n - 1, false>(lo, a, w);
+    ff_prod_win<n, n - 1, 2 * n - 1, false>(hi, a, wq);
+#pragma unroll
+    for (int k = 0; k < n; k++) pr[k] = F::p(k);
+    ff_prod_win<n, 0, n - 1, F::LIMB0_ONE>(qp, hi + n, pr);
+    uint32_t t[n];
+    t[0] = ff_sub_cc(lo[0], qp[0]);
+#pragma unroll
+    for (int k = 1; k < n - 1; k++) t[k] = ff_subc_cc(lo[k], qp[k]);
+    t[n - 1] = ff_subc(lo[n - 1], qp[n - 1]);
+    ff_reduce_once<F>(r, t);
+}
+
+/* wq = floor(w W^n / p) for a reduced plain w of n 32-bit limbs, p given
+ * as n / 2 little-endian 64-bit limbs (CUZK_FR_MODULUS): host code (the
+ * NTT's tables, the emulation tests), long division a bit at a time. */
+static inline void ff_shoup_quot(uint32_t *wq, const uint32_t *w, const uint64_t *p, int n)
+{
+    uint32_t rem[16];
+    for (int k = 0; k < n; k++) rem[k] = w[k], wq[k] = 0;
+    for (int bit = 32 * n - 1; bit >= 0; bit--) {
+        /* rem < p < W^n / 2, so 2 rem fits */
+        for (int k = n - 1; k > 0; k--) rem[k] = (rem[k] << 1) | (rem[k - 1] >> 31);
+        rem[0] <<= 1;
+        int ge = 1;
+        for (int k = n - 1; k >= 0; k--) {
+            uint32_t pk = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
+            if (rem[k] != pk) {
+                ge = rem[k] > pk;
+                break;
+            }
+        }
+        if (!ge) continue;
+        uint64_t borrow = 0;
+        for (int k = 0; k < n; k++) {
+            uint64_t d = (uint64_t)rem[k] - (uint32_t)(p[k / 2] >> (32 * (k % 2))) - borrow;
+            rem[k] = (uint32_t)d;
+            borrow = d >> 63;
+        }
+        wq[bit / 32] |= 1u << (bit % 32);
+    }
 }
 
 /* ------------------------------------------------------------ load/store -- */

@@ -155,6 +155,8 @@ struct NttPass {
     /* The coset table g^i, i <= n (in place of pre_lo, pre_hi or post_lo,
      * post_hi): load, x *= pre_one[pos]; store, x *= post_one[n - pos]. */
     const uint4 *pre_one, *post_one;
+    /* inner as pairs (w, wq) for ff_mul_shoup (the integer rounds) */
+    const uint4 *inner_sh;
 };
 
 /* Which part of the transform a block owns. */
@@ -377,6 +379,39 @@ FF_INLINE void ntt_mul_elem(int j, uint32_t r[8], const uint32_t a[8], const uin
     else ntt_mul<false>(r, a, b);
 }
 
+/* The rounds' integer products by their twiddles: Shoup's multiplication
+ * (ff_mul_shoup: 199 IMAD issue slots a product against ff_mul's 264) with
+ * the twiddles as pairs (w, wq) from inner_sh, or (NTT_SHOUP 0, to
+ * compare) Montgomery's with inner. The FP64 products keep inner. */
+#ifndef NTT_SHOUP
+#define NTT_SHOUP 1
+#endif
+
+/* Products of a stage in one basic block (ntt_stages): half the stage's. */
+#ifndef NTT_STAGE_BLOCK
+#define NTT_STAGE_BLOCK(nh) ((nh) / 2)
+#endif
+
+/* The twiddle inner[m] for the product on pipe FP64: w, and wq for Shoup. */
+template <bool FP64>
+FF_INLINE void ntt_inner_ld(const NttPass &p, size_t m, uint32_t w[8], uint32_t wq[8])
+{
+    if constexpr (!FP64 && NTT_SHOUP) {
+        ntt_ldg(w, p.inner_sh + 4 * m);
+        ntt_ldg(wq, p.inner_sh + 4 * m + 2);
+    } else {
+        ntt_ldg(w, p.inner + 2 * m);
+    }
+}
+
+/* d *= the twiddle that ntt_inner_ld<FP64> loaded. */
+template <bool FP64>
+FF_INLINE void ntt_inner_mul(uint32_t d[8], const uint32_t w[8], const uint32_t wq[8])
+{
+    if constexpr (!FP64 && NTT_SHOUP) ff_mul_shoup<NttF>(d, d, w, wq);
+    else ntt_mul<FP64>(d, d, w);
+}
+
 /* DIF butterfly: (x, y) <- (x + y, (x - y) w). One multiplication. */
 FF_INLINE void ntt_bfly(uint32_t x[8], uint32_t y[8], const uint32_t w[8])
 {
@@ -509,18 +544,22 @@ FF_INLINE void ntt_stages(const NttPass &p, int r, int gamma, int eg, int gp, ui
 #pragma unroll
             for (int b = 0; b < UB - 1; b++) u |= (((uint32_t)i >> b) & 1u) << sh[b];
             uint32_t j = (tbase + ((u >> eg) << gp)) & bmask;
-            uint32_t w[8], *d = y[2 * i + 1];
-            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
+            /* i is a constant once unrolled: each butterfly has one pipe */
+            const bool on64 = (ntt_f64_mask<F64>() >> i) & 1;
+            const size_t m = (size_t)j << (p.kt - 1 - beta);
+            uint32_t w[8], wq[8], *d = y[2 * i + 1];
+            if (on64) ntt_inner_ld<true>(p, m, w, wq);
+            else ntt_inner_ld<false>(p, m, w, wq);
             /* Two products at a time: four in one block took ptxas past
              * the 128-register cap (8-200 bytes of spills, 2^27 forward
              * 41.26 ms); two fit without spills (40.67 ms). */
-            if (!SKIP && i == NH / 2) NTT_BLOCK_FENCE(p.nrounds > NTT_MAX_ROUNDS);
+            if (!SKIP && i > 0 && i % NTT_STAGE_BLOCK(NH) == 0)
+                NTT_BLOCK_FENCE(p.nrounds > NTT_MAX_ROUNDS);
             ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
             ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
-            /* i is a constant once unrolled: each butterfly has one pipe */
             if (!SKIP || j) {
-                if ((ntt_f64_mask<F64>() >> i) & 1) ntt_mul<true>(d, d, w);
-                else ntt_mul<false>(d, d, w);
+                if (on64) ntt_inner_mul<true>(d, w, wq);
+                else ntt_inner_mul<false>(d, w, wq);
             }
         }
         ntt_regs_set(R, y);
@@ -548,9 +587,9 @@ FF_INLINE void ntt_stage_last(const NttPass &p, NttRegs<UB> &R)
         ff_add<NttF>(y[2 * i], R.x[i], R.x[i + NH]);
         ff_sub<NttF>(d, R.x[i], R.x[i + NH]);
         if (j) {
-            uint32_t w[8];
-            ntt_ldg(w, p.inner + 2 * ((size_t)j << (p.kt - 1 - beta)));
-            ff_mul<NttF>(d, d, w);
+            uint32_t w[8], wq[8];
+            ntt_inner_ld<false>(p, (size_t)j << (p.kt - 1 - beta), w, wq);
+            ntt_inner_mul<false>(d, w, wq);
         }
     }
     ntt_regs_set(R, y);

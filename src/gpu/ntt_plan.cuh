@@ -119,6 +119,8 @@ struct NttTables {
     int tw;                           /* NTT_TW_2LVL, _FULL, _POS; 2LVL for L < 3 */
     bool coset;                       /* the coset table (NTT_TW_COSET; L >= 3) */
     size_t inner_f, inner_i;          /* 2^(kt-1) each */
+    size_t inner_sf, inner_si;        /* the same as pairs (w, wq) for
+                                         ff_mul_shoup: 2^kt elements each */
     size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w) */
     size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
     size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w)
@@ -161,6 +163,8 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
            nhi = (size_t)1 << (L - t.w), nd = L >= 3 ? (size_t)1 << (L - t.k1) : 0;
     t.inner_f = o; o += nin;
     t.inner_i = o; o += nin;
+    t.inner_sf = o; o += 2 * nin;
+    t.inner_si = o; o += 2 * nin;
     t.wlo_f = o; o += nlo;
     t.whi_f = o; o += nhi;
     t.wlo_i = o; o += nlo;
@@ -187,6 +191,21 @@ static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr 
     for (size_t i = 0; i < count; i++) {
         out[i] = x;
         cuzk_fr_mul(&x, &x, base);
+    }
+}
+
+/* The pairs (w, wq) of ff_mul_shoup for count Montgomery-form elements: w
+ * the plain residue, wq = floor(w 2^256 / r), as raw limbs. */
+static inline void ntt_shoup_pairs(cuzk_fr *out, const cuzk_fr *in, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint64_t w64[CUZK_FR_LIMBS];
+        uint32_t w[2 * CUZK_FR_LIMBS], wq[2 * CUZK_FR_LIMBS];
+        cuzk_fr_to_limbs(w64, in + i);
+        memcpy(w, w64, sizeof w);
+        ff_shoup_quot(wq, w, CUZK_FR_MODULUS, 2 * CUZK_FR_LIMBS);
+        memcpy(out[2 * i].l, w, sizeof w);
+        memcpy(out[2 * i + 1].l, wq, sizeof wq);
     }
 }
 
@@ -218,6 +237,8 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
     ntt_powers(buf + t.inner_f, one, &b, nin);
     ntt_sqr_n(&b, &oi, L - t.kt);
     ntt_powers(buf + t.inner_i, one, &b, nin);
+    ntt_shoup_pairs(buf + t.inner_sf, buf + t.inner_f, nin);
+    ntt_shoup_pairs(buf + t.inner_si, buf + t.inner_i, nin);
     ntt_powers(buf + t.wlo_f, one, omega, nlo);
     ntt_sqr_n(&b, omega, t.w);
     ntt_powers(buf + t.whi_f, one, &b, nhi);
@@ -290,6 +311,7 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
     for (int i = 0; i < 3; i++) {
         out[i].w = t.w;
         out[i].inner = inv ? NTT_TAB(inner_i) : NTT_TAB(inner_f);
+        out[i].inner_sh = inv ? NTT_TAB(inner_si) : NTT_TAB(inner_sf);
     }
     if (kind == 2 && t.coset) {
         out[0].pre_one = NTT_TAB(gtab);

@@ -85,6 +85,96 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
         CHECK_MSG(bad[k] == 0, "%s %s: %d of %d differ", name, ops[k], bad[k], iters);
 }
 
+/* ff_mul_shoup against the CPU: a (raw, a Montgomery-form element) times
+ * the plain constant w gives the raw bits of a * Mont(w) on the CPU. Cases:
+ * random a and w (rand_raw's long chains and p - 1 included), the edges 0,
+ * 1, p - 1 of both, and a built so that the quotient estimate runs short
+ * (q = q* - 1, the case the bound in ff.cuh covers): w < 2^31, so wq has
+ * two limbs, and a = ceil(k W^N / wq) makes a wq just above k W^N, below
+ * what the dropped columns carry. Those cases must occur (counted against
+ * the full product), or the test would not test that branch of the bound. */
+template <class F, class E>
+static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int iters,
+                        void (*mul)(E *, const E *, const E *),
+                        cuzk_status (*from_limbs)(E *, const uint64_t *))
+{
+    constexpr int n = F::N;
+    const int nl = n / 2;
+    int bad = 0, short_q = 0, built = 0;
+    for (int it = 0; it < iters; it++) {
+        uint64_t av[n / 2], wv[n / 2];
+        int mode = it % 4;
+        rand_raw(av, mod, nl, top);
+        rand_raw(wv, mod, nl, top);
+        if (it < 9) { /* the edges: 0, 1, p - 1 for each */
+            static const int pick[3] = {0, 1, 2};
+            for (int s = 0; s < 2; s++) {
+                uint64_t *v = s ? wv : av;
+                int c = pick[s ? it % 3 : it / 3];
+                memset(v, 0, nl * sizeof *v);
+                if (c == 1) v[0] = 1;
+                if (c == 2) { memcpy(v, mod, nl * sizeof *v); v[0] -= 1; }
+            }
+            mode = 0;
+        }
+        uint32_t a[n], w[n], wq[n], z[n];
+        memcpy(w, wv, sizeof w);
+        if (mode == 3) { /* the short estimate */
+            memset(w, 0, sizeof w);
+            w[0] = (uint32_t)(test_rand64() >> 34) | 0x40000000u;
+            ff_shoup_quot(wq, w, mod, n);
+            uint64_t d = ((uint64_t)wq[1] << 32) | wq[0];
+            /* k < w p / W^N keeps a below p */
+            uint32_t k = 1 + (uint32_t)(test_rand64() % (w[0] / 4));
+            /* a = ceil(k W^n / d): long division of k W^n (words n..n) */
+            unsigned __int128 rem = 0;
+            uint32_t num[n + 1];
+            memset(num, 0, sizeof num);
+            num[n] = k;
+            uint32_t quo[n + 1];
+            for (int i = n; i >= 0; i--) {
+                rem = (rem << 32) | num[i];
+                quo[i] = (uint32_t)(rem / d);
+                rem %= d;
+            }
+            if (quo[n] != 0) continue;
+            memcpy(a, quo, sizeof a);
+            if (rem) { /* + 1 */
+                int i = 0;
+                while (i < n && ++a[i] == 0) i++;
+            }
+            memcpy(av, a, sizeof a);
+            int lt = 0;
+            for (int i = nl - 1; i >= 0; i--)
+                if (av[i] != mod[i]) { lt = av[i] < mod[i]; break; }
+            if (!lt) continue;
+            built++;
+        } else {
+            ff_shoup_quot(wq, w, mod, n);
+            memcpy(a, av, sizeof a);
+        }
+        E ea, ew, want;
+        memcpy(ea.l, av, sizeof ea.l);
+        CHECK(from_limbs(&ew, wv) == CUZK_OK || mode == 3);
+        if (mode == 3) {
+            uint64_t w64[n / 2];
+            memcpy(w64, w, sizeof w64);
+            CHECK(from_limbs(&ew, w64) == CUZK_OK);
+        }
+        mul(&want, &ea, &ew);
+        ff_mul_shoup<F>(z, a, w, wq);
+        bad += memcmp(z, want.l, sizeof z) != 0;
+        /* was the estimate short? */
+        uint32_t full[2 * n], win[2 * n];
+        ff_prod<n>(full, a, wq);
+        ff_prod_win<n, n - 1, 2 * n - 1, false>(win, a, wq);
+        short_q += memcmp(full + n, win + n, n * sizeof(uint32_t)) != 0;
+    }
+    CHECK_MSG(bad == 0, "%s mul_shoup: %d of %d differ", name, bad, iters);
+    CHECK_MSG(built > iters / 8 && short_q > built / 2,
+              "%s mul_shoup: %d short estimates in %d built cases", name, short_q, built);
+}
+
 int main(void)
 {
     test_seed(NAME);
@@ -101,5 +191,9 @@ int main(void)
                                                   cuzk_fr_sub, cuzk_fr_neg);
     check_field<FfFp, cuzk_fp>("Fp", CUZK_FP_MODULUS, 0x1fffffffffffffffull, 100000, cuzk_fp_mul,
                                cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub, cuzk_fp_neg);
+    check_shoup<FfFr, cuzk_fr>("Fr", CUZK_FR_MODULUS, 0x7fffffffffffffffull, 100000, cuzk_fr_mul,
+                               cuzk_fr_from_limbs);
+    check_shoup<FfFp, cuzk_fp>("Fp", CUZK_FP_MODULUS, 0x1fffffffffffffffull, 40000, cuzk_fp_mul,
+                               cuzk_fp_from_limbs);
     return test_done(NAME);
 }
