@@ -140,8 +140,9 @@ struct FfFrT {
     /* P0_ONE: the steps use r0 = 1; P1_MAX (which implies it): r1 = W - 1 too */
     static constexpr bool P1_MAX = K == FF_CONST_MEM_P01;
     static constexpr bool P0_ONE = K == FF_CONST_MEM_P0ONE || P1_MAX;
-    /* r0 = 1, whatever the steps use (ff_mul_shoup's q*r starts from q) */
-    static constexpr bool LIMB0_ONE = true;
+    /* r0 = 1 and r1 = W - 1, whatever the steps use: ff_mul_shoup's q*r
+     * takes its rows 0 and 1 as q - q W + q W^2, no products */
+    static constexpr int SHOUP_ROWS = 2;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -163,7 +164,7 @@ struct FfFpT {
     static constexpr int N = 12;
     static constexpr bool P0_ONE = false;
     static constexpr bool P1_MAX = false;
-    static constexpr bool LIMB0_ONE = false;
+    static constexpr int SHOUP_ROWS = 0;
     static FF_INLINE uint32_t p(int i)
     {
 #ifdef __CUDA_ARCH__
@@ -681,23 +682,24 @@ FF_INLINE void ff_sqr(uint32_t r[F::N], const uint32_t a[F::N])
  * its high word (IMAD.HI) when its low word is W0 - 1, only its low word
  * (IMAD) when that is W1. So above W1 the result is mod W^(W1+1), and for
  * W0 > 0 it lacks the carries of what was dropped below W0 (the caller
- * bounds them). B0_ONE: b[0] = 1, so row 0 is a itself, no products. */
-template <int h, int W0, int W1, bool B0_ONE>
-FF_INLINE void ff_prod_win(uint32_t t[2 * h], const uint32_t a[h], const uint32_t b[h])
+ * bounds them). R0 > 0: rows 0 .. R0 - 1 (the products by b_0 .. b_R0-1)
+ * are not formed: the caller's init[W0..W1] holds their sum (W0 = 0). */
+template <int h, int W0, int W1, int R0>
+FF_INLINE void ff_prod_win(uint32_t t[2 * h], const uint32_t a[h], const uint32_t b[h],
+                           const uint32_t *init)
 {
     static_assert(0 <= W0 && W0 <= W1 && W1 < 2 * h, "a window of the product's words");
+    static_assert(R0 == 0 || W0 == 0, "rows given only for a window from word 0");
     /* e: pairs at even words, o: pairs at odd words; both indexed by word */
     uint32_t e[2 * h + 2], o[2 * h + 2];
 #pragma unroll
     for (int w = 0; w < 2 * h + 2; w++) e[w] = o[w] = 0;
+    if (R0 > 0) {
 #pragma unroll
-    for (int i = 0; i < h; i++) {
-        if (B0_ONE && i == 0) {
+        for (int w = W0; w <= W1; w++) e[w] = init[w];
+    }
 #pragma unroll
-            for (int j = 0; j < h; j++)
-                if (j >= W0 && j <= W1) e[j] = a[j];
-            continue;
-        }
+    for (int i = R0; i < h; i++) {
 #pragma unroll
         for (int jp = 0; jp < 2; jp++) {
             uint32_t *acc = ((i + jp) & 1) == 0 ? e : o;
@@ -719,8 +721,10 @@ FF_INLINE void ff_prod_win(uint32_t t[2 * h], const uint32_t a[h], const uint32_
                 }
                 if (lo || hi) top = w + 2;
             }
-            /* the chain's carry: into a word that holds only carries so far
-             * (as in ff_prod), or out of the window */
+            /* the chain's carry: out of the window, or into a word that
+             * holds only carries so far (as in ff_prod; W0 > 0 so R0 = 0
+             * there: in a window from word 0 every chain runs to W1 - 1 or
+             * W1 once h - 1 <= W1, so its carry leaves the window) */
             if (!first && top <= W1) acc[top] = ff_addc(acc[top], 0);
         }
     }
@@ -743,9 +747,10 @@ FF_INLINE void ff_prod_win(uint32_t t[2 * h], const uint32_t a[h], const uint32_
  * q = floor(a wq / W^N) estimates the quotient of a w by p, and r = a w -
  * q p is then computed mod W^N: the low halves of a w and of q p only, and
  * of a wq the high half only, less its lowest columns. Fr (N = 8): 28 wide
- * products and 8 low ones for a w, 36 wide and 7 IMAD.HI for q, 21 wide and
- * 7 low for q p (its row 0 is q itself, r0 = 1): 199 IMAD issue slots
- * against ff_mul's 264 (an IMAD.WIDE or IMAD.HI takes 2, an IMAD 1), and
+ * products and 8 low ones for a w, 36 wide and 7 IMAD.HI for q, 15 wide and
+ * 6 low for q p (its rows 0 and 1 are q - q W + q W^2 on the ALU: r0 = 1,
+ * r1 = W - 1): 186 IMAD issue slots against ff_mul's 264 (an IMAD.WIDE or
+ * IMAD.HI takes 2, an IMAD 1), and
  * the three parts are two independent chains and a third, where each of
  * ff_mul's rows waits on the last.
  *
@@ -767,11 +772,30 @@ FF_INLINE void ff_mul_shoup(uint32_t r[F::N], const uint32_t a[F::N], const uint
 {
     constexpr int n = F::N;
     uint32_t lo[2 * n], hi[2 * n], qp[2 * n], pr[n];
-    ff_prod_win<n, 0, n - 1, false>(lo, a, w);
-    ff_prod_win<n, n - 1, 2 * n - 1, false>(hi, a, wq);
+    ff_prod_win<n, 0, n - 1, 0>(lo, a, w, nullptr);
+    ff_prod_win<n, n - 1, 2 * n - 1, 0>(hi, a, wq, nullptr);
+    const uint32_t *q = hi + n;
 #pragma unroll
     for (int k = 0; k < n; k++) pr[k] = F::p(k);
-    ff_prod_win<n, 0, n - 1, F::LIMB0_ONE>(qp, hi + n, pr);
+    if constexpr (F::SHOUP_ROWS == 2) {
+        /* rows 0 and 1 of q p (p0 = 1, p1 = W - 1): q - q W + q W^2, on
+         * the ALU: y = q + q W^2, then y - q W (mod W^n) */
+        uint32_t y[n], x[n];
+        y[0] = q[0];
+        y[1] = q[1];
+        y[2] = ff_add_cc(q[2], q[0]);
+#pragma unroll
+        for (int k = 3; k < n - 1; k++) y[k] = ff_addc_cc(q[k], q[k - 2]);
+        y[n - 1] = ff_addc(q[n - 1], q[n - 3]);
+        x[0] = y[0];
+        x[1] = ff_sub_cc(y[1], q[0]);
+#pragma unroll
+        for (int k = 2; k < n - 1; k++) x[k] = ff_subc_cc(y[k], q[k - 1]);
+        x[n - 1] = ff_subc(y[n - 1], q[n - 2]);
+        ff_prod_win<n, 0, n - 1, 2>(qp, q, pr, x);
+    } else {
+        ff_prod_win<n, 0, n - 1, 0>(qp, q, pr, nullptr);
+    }
     uint32_t t[n];
     t[0] = ff_sub_cc(lo[0], qp[0]);
 #pragma unroll
@@ -780,33 +804,84 @@ FF_INLINE void ff_mul_shoup(uint32_t r[F::N], const uint32_t a[F::N], const uint
     ff_reduce_once<F>(r, t);
 }
 
-/* wq = floor(w W^n / p) for a reduced plain w of n 32-bit limbs, p given
- * as n / 2 little-endian 64-bit limbs (CUZK_FR_MODULUS): host code (the
- * NTT's tables, the emulation tests), long division a bit at a time. */
-static inline void ff_shoup_quot(uint32_t *wq, const uint32_t *w, const uint64_t *p, int n)
+/* Host code for ff_mul_shoup's pairs (the NTT's tables, the emulation
+ * tests), p given as n / 2 little-endian 64-bit limbs (CUZK_FR_MODULUS),
+ * n <= 12 32-bit limbs. mu = floor(W^(2n) / p) (n + 1 limbs, p > W^n / 4),
+ * by long division a bit at a time, once per table. */
+static inline void ff_shoup_mu(uint32_t *mu, const uint64_t *p, int n)
 {
-    uint32_t rem[16];
-    for (int k = 0; k < n; k++) rem[k] = w[k], wq[k] = 0;
-    for (int bit = 32 * n - 1; bit >= 0; bit--) {
-        /* rem < p < W^n / 2, so 2 rem fits */
-        for (int k = n - 1; k > 0; k--) rem[k] = (rem[k] << 1) | (rem[k - 1] >> 31);
-        rem[0] <<= 1;
+    uint32_t rem[13] = {0}, pl[13] = {0};
+    for (int k = 0; k < n; k++) pl[k] = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
+    for (int k = 0; k <= n; k++) mu[k] = 0;
+    rem[0] = 1; /* W^(2n) = 1 shifted left 64n times */
+    for (int bit = 64 * n; bit >= 0; bit--) {
+        if (bit < 64 * n) { /* rem < p < W^n / 2: 2 rem fits in n words */
+            for (int k = n; k > 0; k--) rem[k] = (rem[k] << 1) | (rem[k - 1] >> 31);
+            rem[0] <<= 1;
+        }
         int ge = 1;
-        for (int k = n - 1; k >= 0; k--) {
-            uint32_t pk = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
-            if (rem[k] != pk) {
-                ge = rem[k] > pk;
+        for (int k = n; k >= 0; k--)
+            if (rem[k] != pl[k]) {
+                ge = rem[k] > pl[k];
                 break;
             }
-        }
         if (!ge) continue;
         uint64_t borrow = 0;
-        for (int k = 0; k < n; k++) {
-            uint64_t d = (uint64_t)rem[k] - (uint32_t)(p[k / 2] >> (32 * (k % 2))) - borrow;
+        for (int k = 0; k <= n; k++) {
+            uint64_t d = (uint64_t)rem[k] - pl[k] - borrow;
             rem[k] = (uint32_t)d;
             borrow = d >> 63;
         }
-        wq[bit / 32] |= 1u << (bit % 32);
+        if (bit <= 32 * n + 31) mu[bit / 32] |= 1u << (bit % 32);
+    }
+}
+
+/* wq = floor(w W^n / p) for a reduced plain w: Barrett's estimate
+ * floor(w mu / W^n), which is wq or wq - 1, then r = w W^n - wq p checked
+ * to be below p (at most two corrections). */
+static inline void ff_shoup_quot(uint32_t *wq, const uint32_t *w, const uint64_t *p,
+                                 const uint32_t *mu, int n)
+{
+    uint32_t pl[12], t[26] = {0}, r[13];
+    for (int k = 0; k < n; k++) pl[k] = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
+    for (int i = 0; i < n; i++) { /* t = w mu */
+        uint64_t c = 0;
+        for (int j = 0; j <= n; j++) {
+            c += (uint64_t)w[i] * mu[j] + t[i + j];
+            t[i + j] = (uint32_t)c;
+            c >>= 32;
+        }
+        t[i + n + 1] = (uint32_t)c;
+    }
+    for (int k = 0; k < n; k++) wq[k] = t[n + k]; /* below W^n: w mu / W^n < w W^n / p */
+    for (;;) {
+        uint32_t qp[25] = {0};
+        for (int i = 0; i < n; i++) { /* qp = wq p */
+            uint64_t c = 0;
+            for (int j = 0; j < n; j++) {
+                c += (uint64_t)wq[i] * pl[j] + qp[i + j];
+                qp[i + j] = (uint32_t)c;
+                c >>= 32;
+            }
+            qp[i + n] = (uint32_t)c;
+        }
+        /* r = (w W^n - wq p) mod W^(n+1): word n of w W^n is w[0] */
+        uint64_t b = 0;
+        for (int k = 0; k <= n; k++) {
+            uint64_t d = (uint64_t)(k == n ? w[0] : 0) - qp[k] - b;
+            r[k] = (uint32_t)d;
+            b = d >> 63;
+        }
+        int ge = 1; /* r >= p */
+        for (int k = n; k >= 0; k--) {
+            uint32_t pk = k < n ? pl[k] : 0;
+            if (r[k] != pk) {
+                ge = r[k] > pk;
+                break;
+            }
+        }
+        if (!ge) return;
+        for (int k = 0; k < n && ++wq[k] == 0; k++) {}
     }
 }
 

@@ -155,8 +155,9 @@ struct NttPass {
     /* The coset table g^i, i <= n (in place of pre_lo, pre_hi or post_lo,
      * post_hi): load, x *= pre_one[pos]; store, x *= post_one[n - pos]. */
     const uint4 *pre_one, *post_one;
-    /* inner as pairs (w, wq) for ff_mul_shoup (the integer rounds) */
-    const uint4 *inner_sh;
+    /* inner and tw_d as pairs (w, wq) for ff_mul_shoup (the integer
+     * rounds, the integer store of pass 2) */
+    const uint4 *inner_sh, *tw_dsh;
 };
 
 /* Which part of the transform a block owns. */
@@ -379,12 +380,18 @@ FF_INLINE void ntt_mul_elem(int j, uint32_t r[8], const uint32_t a[8], const uin
     else ntt_mul<false>(r, a, b);
 }
 
-/* The rounds' integer products by their twiddles: Shoup's multiplication
- * (ff_mul_shoup: 199 IMAD issue slots a product against ff_mul's 264) with
- * the twiddles as pairs (w, wq) from inner_sh, or (NTT_SHOUP 0, to
- * compare) Montgomery's with inner. The FP64 products keep inner. */
+/* The integer products by the rounds' twiddles and by pass 2's factors:
+ * Shoup's multiplication (ff_mul_shoup: 186 IMAD issue slots a product
+ * against ff_mul's 264) with the factors as pairs (w, wq) from inner_sh
+ * and tw_dsh, or (NTT_SHOUP 0, NTT_SHOUP_TWD 0: to compare) Montgomery's
+ * with inner and tw_d. The FP64 products and the other store and coset
+ * factors (tables of 2^L entries, whose pairs would double them) stay
+ * Montgomery. docs/perf.md, "Shoup's multiplication". */
 #ifndef NTT_SHOUP
 #define NTT_SHOUP 1
+#endif
+#ifndef NTT_SHOUP_TWD
+#define NTT_SHOUP_TWD NTT_SHOUP
 #endif
 
 /* Products of a stage in one basic block (ntt_stages): half the stage's. */
@@ -392,13 +399,19 @@ FF_INLINE void ntt_mul_elem(int j, uint32_t r[8], const uint32_t a[8], const uin
 #define NTT_STAGE_BLOCK(nh) ((nh) / 2)
 #endif
 
+/* Entry m of a table of Shoup pairs. */
+FF_INLINE void ntt_inner_pair_ld(uint32_t w[8], uint32_t wq[8], const uint4 *tab, size_t m)
+{
+    ntt_ldg(w, tab + 4 * m);
+    ntt_ldg(wq, tab + 4 * m + 2);
+}
+
 /* The twiddle inner[m] for the product on pipe FP64: w, and wq for Shoup. */
 template <bool FP64>
 FF_INLINE void ntt_inner_ld(const NttPass &p, size_t m, uint32_t w[8], uint32_t wq[8])
 {
     if constexpr (!FP64 && NTT_SHOUP) {
-        ntt_ldg(w, p.inner_sh + 4 * m);
-        ntt_ldg(wq, p.inner_sh + 4 * m + 2);
+        ntt_inner_pair_ld(w, wq, p.inner_sh, m);
     } else {
         ntt_ldg(w, p.inner + 2 * m);
     }
@@ -700,6 +713,8 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     /* POST1's index n - pos (COL: n = 2^(lo_bits + k)) */
     const size_t n = (size_t)1 << (p.lo_bits + p.k);
     constexpr bool ONE = (FL & ONE_FL) != 0;
+    /* pass 2's factors as Shoup pairs: the second of each pair in v */
+    constexpr bool SH = NTT_SHOUP_TWD && (FL & NTT_F_TWD) && F64 == 0;
     if (!MUL) {
 #pragma unroll
         for (int j = 0; j < NE; j++) {
@@ -726,7 +741,8 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     {
         bool act;
         uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
-        if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
+        if (SH) ntt_inner_pair_ld(u, v, p.tw_dsh, (size_t)(xd * t));
+        else if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
         else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
         else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
         else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pos));
@@ -735,12 +751,16 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     }
 #pragma unroll 1
     for (int j = 0; j < NE; j++) {
-        uint32_t a = tid + j * nthr, xd, x[8], f[8];
+        uint32_t a = tid + j * nthr, xd, x[8], f[8], fq[8];
         bool act;
         uint32_t pos = ntt_pos<KIND>(p, B, a, &act, &xd);
         if (ONE) {
 #pragma unroll
             for (int l = 0; l < 8; l++) f[l] = u[l];
+            if (SH) {
+#pragma unroll
+                for (int l = 0; l < 8; l++) fq[l] = v[l];
+            }
         } else {
             ntt_mul_elem<F64>(j, f, u, v);
         }
@@ -748,7 +768,8 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
             uint32_t an = a + nthr, xn, tn = an >> p.gb;
             bool actn;
             uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
-            if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
+            if (SH) ntt_inner_pair_ld(u, v, p.tw_dsh, (size_t)(xn * tn));
+            else if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
             else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
             else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
             else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pn));
@@ -757,7 +778,8 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         }
         if (!act) continue;
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-        ntt_mul_elem<F64>(j, x, x, f);
+        if (SH) ff_mul_shoup<NttF>(x, x, f, fq);
+        else ntt_mul_elem<F64>(j, x, x, f);
         ff_store<NttF>(data + 2 * (size_t)pos, x);
     }
 }

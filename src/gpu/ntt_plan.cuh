@@ -123,11 +123,13 @@ struct NttTables {
                                          ff_mul_shoup: 2^kt elements each */
     size_t wlo_f, whi_f, wlo_i, whi_i; /* 2^w, 2^(L-w) */
     size_t d_f, d_i;                  /* 2^(L-k1) (L >= 3) */
+    size_t d_sf, d_si;                /* the same as pairs (w, wq): 2^(L-k1+1) */
     size_t glo, ghi, gilo, gihi;      /* coset shift g^e, g^-e: 2^w, 2^(L-w)
                                          (ghi one more: g^n for gtab[n]) */
     size_t ninv;                      /* 1 element: 1/n */
     size_t sc;                        /* coset: d_i (full table) or whi_i times
                                          g^-n, for the coset inverse */
+    size_t sc_s;                      /* coset, full table: sc as pairs */
     size_t full;                      /* pass 1's n-entry table (tw 1: w^e, 2:
                                          positional): n or 0 elements; from
                                          here on filled on the device */
@@ -171,12 +173,15 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
     t.whi_i = o; o += nhi;
     t.d_f = o; o += nd;
     t.d_i = o; o += nd;
+    t.d_sf = o; o += 2 * nd;
+    t.d_si = o; o += 2 * nd;
     t.glo = o; o += nlo;
     t.ghi = o; o += nhi + 1;
     t.gilo = o; o += nlo;
     t.gihi = o; o += nhi;
     t.ninv = o; o += 1;
     t.sc = o; o += !t.coset ? 0 : t.tw == NTT_TW_FULL ? nd : nhi;
+    t.sc_s = o; o += t.coset && t.tw == NTT_TW_FULL ? 2 * nd : 0;
     t.full = o; o += t.tw != NTT_TW_2LVL ? (size_t)1 << L : 0;
     t.gtab = o; o += t.coset ? ((size_t)1 << L) + 1 : 0;
     t.total = o;
@@ -198,12 +203,14 @@ static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr 
  * the plain residue, wq = floor(w 2^256 / r), as raw limbs. */
 static inline void ntt_shoup_pairs(cuzk_fr *out, const cuzk_fr *in, size_t count)
 {
+    uint32_t mu[2 * CUZK_FR_LIMBS + 1];
+    ff_shoup_mu(mu, CUZK_FR_MODULUS, 2 * CUZK_FR_LIMBS);
     for (size_t i = 0; i < count; i++) {
         uint64_t w64[CUZK_FR_LIMBS];
         uint32_t w[2 * CUZK_FR_LIMBS], wq[2 * CUZK_FR_LIMBS];
         cuzk_fr_to_limbs(w64, in + i);
         memcpy(w, w64, sizeof w);
-        ff_shoup_quot(wq, w, CUZK_FR_MODULUS, 2 * CUZK_FR_LIMBS);
+        ff_shoup_quot(wq, w, CUZK_FR_MODULUS, mu, 2 * CUZK_FR_LIMBS);
         memcpy(out[2 * i].l, w, sizeof w);
         memcpy(out[2 * i + 1].l, wq, sizeof wq);
     }
@@ -252,6 +259,8 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
         ntt_powers(buf + t.d_f, one, &b, nd);
         ntt_sqr_n(&b, &oi, t.k1);
         ntt_powers(buf + t.d_i, full ? &ninv : one, &b, nd);
+        ntt_shoup_pairs(buf + t.d_sf, buf + t.d_f, nd);
+        ntt_shoup_pairs(buf + t.d_si, buf + t.d_i, nd);
     }
     ntt_powers(buf + t.glo, one, g, nlo);
     ntt_sqr_n(&b, g, t.w);
@@ -268,6 +277,7 @@ static inline void ntt_tables_fill(cuzk_fr *buf, const NttTables &t, const cuzk_
         if (full) {
             ntt_sqr_n(&b, &oi, t.k1);
             ntt_powers(buf + t.sc, &f, &b, (size_t)1 << (L - t.k1));
+            ntt_shoup_pairs(buf + t.sc_s, buf + t.sc, (size_t)1 << (L - t.k1));
         } else {
             ntt_sqr_n(&b, &oi, t.w);
             ntt_powers(buf + t.sc, &f, &b, nhi);
@@ -333,6 +343,9 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
     }
     /* 1/n in whi_i or d_i */
     out[1].tw_d = scaled && t.tw == NTT_TW_FULL ? NTT_TAB(sc) : inv ? NTT_TAB(d_i) : NTT_TAB(d_f);
+    out[1].tw_dsh = scaled && t.tw == NTT_TW_FULL ? NTT_TAB(sc_s)
+                    : inv                         ? NTT_TAB(d_si)
+                                                  : NTT_TAB(d_sf);
     if (kind == 3 && t.coset) {
         out[2].post_one = NTT_TAB(gtab);
     } else if (kind == 3) {

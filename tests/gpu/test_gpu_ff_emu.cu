@@ -100,7 +100,9 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
 {
     constexpr int n = F::N;
     const int nl = n / 2;
-    int bad = 0, short_q = 0, built = 0;
+    int bad = 0, short_q = 0, built = 0, bad_q = 0;
+    uint32_t mu[n + 1];
+    ff_shoup_mu(mu, mod, n);
     for (int it = 0; it < iters; it++) {
         uint64_t av[n / 2], wv[n / 2];
         int mode = it % 4;
@@ -122,7 +124,7 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
         if (mode == 3) { /* the short estimate */
             memset(w, 0, sizeof w);
             w[0] = (uint32_t)(test_rand64() >> 34) | 0x40000000u;
-            ff_shoup_quot(wq, w, mod, n);
+            ff_shoup_quot(wq, w, mod, mu, n);
             uint64_t d = ((uint64_t)wq[1] << 32) | wq[0];
             /* k < w p / W^N keeps a below p */
             uint32_t k = 1 + (uint32_t)(test_rand64() % (w[0] / 4));
@@ -150,8 +152,25 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
             if (!lt) continue;
             built++;
         } else {
-            ff_shoup_quot(wq, w, mod, n);
+            ff_shoup_quot(wq, w, mod, mu, n);
             memcpy(a, av, sizeof a);
+        }
+        { /* wq by its definition: 0 <= w W^n - wq p < p */
+            uint32_t pl[n], qp[2 * n], d[2 * n];
+            memcpy(pl, mod, sizeof pl);
+            ff_prod<n>(qp, wq, pl);
+            uint64_t b = 0;
+            for (int k = 0; k < 2 * n; k++) {
+                uint64_t x = (uint64_t)(k >= n ? w[k - n] : 0) - qp[k] - b;
+                d[k] = (uint32_t)x;
+                b = x >> 63;
+            }
+            int lt = 0; /* d < p */
+            for (int k = 2 * n - 1; k >= 0; k--) {
+                uint32_t pk = k < n ? pl[k] : 0;
+                if (d[k] != pk) { lt = d[k] < pk; break; }
+            }
+            bad_q += b != 0 || !lt;
         }
         E ea, ew, want;
         memcpy(ea.l, av, sizeof ea.l);
@@ -167,10 +186,11 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
         /* was the estimate short? */
         uint32_t full[2 * n], win[2 * n];
         ff_prod<n>(full, a, wq);
-        ff_prod_win<n, n - 1, 2 * n - 1, false>(win, a, wq);
+        ff_prod_win<n, n - 1, 2 * n - 1, 0>(win, a, wq, nullptr);
         short_q += memcmp(full + n, win + n, n * sizeof(uint32_t)) != 0;
     }
     CHECK_MSG(bad == 0, "%s mul_shoup: %d of %d differ", name, bad, iters);
+    CHECK_MSG(bad_q == 0, "%s shoup_quot: %d of %d wrong", name, bad_q, iters);
     CHECK_MSG(built > iters / 8 && short_q > built / 2,
               "%s mul_shoup: %d short estimates in %d built cases", name, short_q, built);
 }

@@ -439,7 +439,8 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
     if (!cd) return;
     /* [tw]: the tables with pass 1's twiddles NTT_TW_* (2lvl, full,
      * positional; the last two add the same n-entry region), and each with
-     * the coset table (tw + 4: n + 1 entries more, and the scaled 1/n) */
+     * the coset table (tw + 4: n + 1 entries more, and the scaled 1/n,
+     * with the full table also as Shoup pairs) */
     NttTables t[NTW];
     for (int tw = 0; tw < NTW; tw++) t[tw] = ntt_tables_layout(L, k1, tw == 3 ? 0 : tw);
     if (L >= 3) CHECK(t[0].k1 >= 1 && ntt_split_ok(L, t[0].k1));
@@ -451,7 +452,7 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
         CHECK(t[tw].k1 == t[0].k1 && t[tw].tw == (L >= 3 ? (tw & 3) : NTT_TW_2LVL) &&
               t[tw].coset == c &&
               t[tw].total - t[tw].full == (L >= 3 && (tw & 3) ? n : 0) + (c ? n + 1 : 0) &&
-              t[tw].full == t[0].total + (c ? ((tw & 3) == NTT_TW_FULL ? nd : nhi) : 0));
+              t[tw].full == t[0].total + (c ? ((tw & 3) == NTT_TW_FULL ? 3 * nd : nhi) : 0));
     }
     std::vector<cuzk_fr> tab[NTW], in(n), want(n), got(n);
     for (int v = 0; v < NVARIANTS; v++) {
