@@ -263,12 +263,12 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
     }
     /* the coset table: n + 1 elements more, and the scaled copy of the
      * table that holds 1/n (d_i of 2^(12-4) entries with the full table,
-     * whi_i of 2^(12-6) otherwise) */
+     * and its 2^(12-4) Shoup pairs; whi_i of 2^(12-6) otherwise) */
     for (unsigned tw = 4; tw <= 6; tw++) {
         CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, tw,
                                             gerr) == CUZK_OK);
         memset(&di, 0xff, sizeof di);
-        size_t more = (tw > 4 ? 4096 : 0) + 4097 + (tw == 5 ? 256 : 64);
+        size_t more = (tw > 4 ? 4096 : 0) + 4097 + (tw == 5 ? 3 * 256 : 64);
         CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK &&
               di.full_twiddles == (int)tw - 4 && di.coset_table == 1 &&
               di.table_bytes == bytes_2lvl + more * sizeof(cuzk_fr));
