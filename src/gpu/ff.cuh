@@ -805,84 +805,62 @@ FF_INLINE void ff_mul_shoup(uint32_t r[F::N], const uint32_t a[F::N], const uint
 }
 
 /* Host code for ff_mul_shoup's pairs (the NTT's tables, the emulation
- * tests), p given as n / 2 little-endian 64-bit limbs (CUZK_FR_MODULUS),
- * n <= 12 32-bit limbs. mu = floor(W^(2n) / p) (n + 1 limbs, p > W^n / 4),
- * by long division a bit at a time, once per table. */
-static inline void ff_shoup_mu(uint32_t *mu, const uint64_t *p, int n)
-{
-    uint32_t rem[13] = {0}, pl[13] = {0};
-    for (int k = 0; k < n; k++) pl[k] = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
-    for (int k = 0; k <= n; k++) mu[k] = 0;
-    rem[0] = 1; /* W^(2n) = 1 shifted left 64n times */
-    for (int bit = 64 * n; bit >= 0; bit--) {
-        if (bit < 64 * n) { /* rem < p < W^n / 2: 2 rem fits in n words */
-            for (int k = n; k > 0; k--) rem[k] = (rem[k] << 1) | (rem[k - 1] >> 31);
-            rem[0] <<= 1;
-        }
-        int ge = 1;
-        for (int k = n; k >= 0; k--)
-            if (rem[k] != pl[k]) {
-                ge = rem[k] > pl[k];
-                break;
-            }
-        if (!ge) continue;
-        uint64_t borrow = 0;
-        for (int k = 0; k <= n; k++) {
-            uint64_t d = (uint64_t)rem[k] - pl[k] - borrow;
-            rem[k] = (uint32_t)d;
-            borrow = d >> 63;
-        }
-        if (bit <= 32 * n + 31) mu[bit / 32] |= 1u << (bit % 32);
-    }
-}
+ * tests), n <= 12 32-bit limbs. The quotient needs no division: w W^n =
+ * wq p + wm, where wm = w W^n mod p is w's Montgomery form (what the
+ * tables already hold), so wq = -wm p^-1 mod W^n (wq < W^n as w < p): a
+ * low-half product by the constant m = -p^-1 mod W^n. */
 
-/* wq = floor(w W^n / p) for a reduced plain w: Barrett's estimate
- * floor(w mu / W^n), which is wq or wq - 1, then r = w W^n - wq p checked
- * to be below p (at most two corrections). */
-static inline void ff_shoup_quot(uint32_t *wq, const uint32_t *w, const uint64_t *p,
-                                 const uint32_t *mu, int n)
+/* r = a b mod W^n. r may alias a or b. */
+static inline void ff_host_mul_lo(uint32_t *r, const uint32_t *a, const uint32_t *b, int n)
 {
-    uint32_t pl[12], t[26] = {0}, r[13];
-    for (int k = 0; k < n; k++) pl[k] = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
-    for (int i = 0; i < n; i++) { /* t = w mu */
+    uint32_t t[12] = {0};
+    for (int i = 0; i < n; i++) {
         uint64_t c = 0;
-        for (int j = 0; j <= n; j++) {
-            c += (uint64_t)w[i] * mu[j] + t[i + j];
+        for (int j = 0; i + j < n; j++) {
+            c += (uint64_t)a[i] * b[j] + t[i + j];
             t[i + j] = (uint32_t)c;
             c >>= 32;
         }
-        t[i + n + 1] = (uint32_t)c;
     }
-    for (int k = 0; k < n; k++) wq[k] = t[n + k]; /* below W^n: w mu / W^n < w W^n / p */
-    for (;;) {
-        uint32_t qp[25] = {0};
-        for (int i = 0; i < n; i++) { /* qp = wq p */
-            uint64_t c = 0;
-            for (int j = 0; j < n; j++) {
-                c += (uint64_t)wq[i] * pl[j] + qp[i + j];
-                qp[i + j] = (uint32_t)c;
-                c >>= 32;
-            }
-            qp[i + n] = (uint32_t)c;
-        }
-        /* r = (w W^n - wq p) mod W^(n+1): word n of w W^n is w[0] */
-        uint64_t b = 0;
-        for (int k = 0; k <= n; k++) {
-            uint64_t d = (uint64_t)(k == n ? w[0] : 0) - qp[k] - b;
-            r[k] = (uint32_t)d;
-            b = d >> 63;
-        }
-        int ge = 1; /* r >= p */
-        for (int k = n; k >= 0; k--) {
-            uint32_t pk = k < n ? pl[k] : 0;
-            if (r[k] != pk) {
-                ge = r[k] > pk;
-                break;
-            }
-        }
-        if (!ge) return;
-        for (int k = 0; k < n && ++wq[k] == 0; k++) {}
+    for (int k = 0; k < n; k++) r[k] = t[k];
+}
+
+/* r = -a mod W^n. */
+static inline void ff_host_neg(uint32_t *r, const uint32_t *a, int n)
+{
+    uint64_t c = 1;
+    for (int k = 0; k < n; k++) {
+        c += (uint32_t)~a[k];
+        r[k] = (uint32_t)c;
+        c >>= 32;
     }
+}
+
+/* m = -p^-1 mod W^n for an odd p given as n / 2 little-endian 64-bit limbs
+ * (CUZK_FR_MODULUS): Newton's x <- x (2 - p x), which doubles the correct
+ * low bits, from x = p (p p = 1 mod 8). */
+static inline void ff_shoup_m(uint32_t *m, const uint64_t *p, int n)
+{
+    uint32_t pl[12], x[12], t[12];
+    for (int k = 0; k < n; k++) x[k] = pl[k] = (uint32_t)(p[k / 2] >> (32 * (k % 2)));
+    for (int bits = 3; bits < 32 * n; bits *= 2) {
+        ff_host_mul_lo(t, pl, x, n);
+        ff_host_neg(t, t, n); /* 2 - p x */
+        uint64_t c = 2;
+        for (int k = 0; k < n; k++) {
+            c += t[k];
+            t[k] = (uint32_t)c;
+            c >>= 32;
+        }
+        ff_host_mul_lo(x, x, t, n);
+    }
+    ff_host_neg(m, x, n);
+}
+
+/* wq = floor(w W^n / p) from wm, w's Montgomery form, and m of ff_shoup_m. */
+static inline void ff_shoup_quot(uint32_t *wq, const uint32_t *wm, const uint32_t *m, int n)
+{
+    ff_host_mul_lo(wq, wm, m, n);
 }
 
 /* ------------------------------------------------------------ load/store -- */

@@ -200,17 +200,19 @@ static inline void ntt_powers(cuzk_fr *out, const cuzk_fr *first, const cuzk_fr 
 }
 
 /* The pairs (w, wq) of ff_mul_shoup for count Montgomery-form elements: w
- * the plain residue, wq = floor(w 2^256 / r), as raw limbs. */
+ * the plain residue, wq = floor(w 2^256 / r) (from the Montgomery form),
+ * as raw limbs. */
 static inline void ntt_shoup_pairs(cuzk_fr *out, const cuzk_fr *in, size_t count)
 {
-    uint32_t mu[2 * CUZK_FR_LIMBS + 1];
-    ff_shoup_mu(mu, CUZK_FR_MODULUS, 2 * CUZK_FR_LIMBS);
+    enum { N = 2 * CUZK_FR_LIMBS };
+    uint32_t m[N];
+    ff_shoup_m(m, CUZK_FR_MODULUS, N);
     for (size_t i = 0; i < count; i++) {
-        uint64_t w64[CUZK_FR_LIMBS];
-        uint32_t w[2 * CUZK_FR_LIMBS], wq[2 * CUZK_FR_LIMBS];
-        cuzk_fr_to_limbs(w64, in + i);
-        memcpy(w, w64, sizeof w);
-        ff_shoup_quot(wq, w, CUZK_FR_MODULUS, mu, 2 * CUZK_FR_LIMBS);
+        uint64_t w[CUZK_FR_LIMBS];
+        uint32_t wm[N], wq[N];
+        cuzk_fr_to_limbs(w, in + i);
+        memcpy(wm, in[i].l, sizeof wm);
+        ff_shoup_quot(wq, wm, m, N);
         memcpy(out[2 * i].l, w, sizeof w);
         memcpy(out[2 * i + 1].l, wq, sizeof wq);
     }
