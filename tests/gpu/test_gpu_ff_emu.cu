@@ -52,7 +52,7 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
                         void (*sub)(E *, const E *, const E *), void (*neg)(E *, const E *))
 {
     const int nl = (int)(sizeof(E) / 8);
-    int bad[7] = {0};
+    int bad[8] = {0};
     for (int it = 0; it < iters; it++) {
         E a, b, want;
         rand_raw(a.l, mod, nl, top);
@@ -76,13 +76,45 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
         sub(&want, &a, &b);
         ff_sub<F>(z, x, y);
         bad[4] += memcmp(z, &want, sizeof want) != 0;
+        { /* the unreduced difference: a - b + p as integers (in [1, 2p)),
+           * which reduces to the CPU's a - b */
+            uint32_t u[F::N], v[F::N];
+            int64_t c = 0;
+            ff_sub_lazy<F>(u, x, y);
+            for (int k = 0; k < F::N; k++) {
+                int64_t t = (int64_t)x[k] - y[k] + F::p(k) + c;
+                v[k] = (uint32_t)t;
+                c = (t - (int64_t)v[k]) / ((int64_t)1 << 32);
+            }
+            ff_reduce_once<F>(z, u);
+            bad[7] += c != 0 || memcmp(u, v, sizeof v) != 0 || memcmp(z, &want, sizeof want) != 0;
+        }
         neg(&want, &a);
         ff_neg<F>(z, x);
         bad[5] += memcmp(z, &want, sizeof want) != 0;
     }
-    static const char *ops[7] = {"mul", "mul_sos", "sqr", "add", "sub", "neg", "mul_kara"};
-    for (int k = 0; k < 7; k++)
+    static const char *ops[8] = {"mul", "mul_sos", "sqr", "add", "sub", "neg", "mul_kara",
+                                 "sub_lazy"};
+    for (int k = 0; k < 8; k++)
         CHECK_MSG(bad[k] == 0, "%s %s: %d of %d differ", name, ops[k], bad[k], iters);
+}
+
+/* Raw little-endian 64-bit limbs: a < b, and a -= b. */
+static int raw_lt(const uint64_t *a, const uint64_t *b, int nl)
+{
+    for (int i = nl - 1; i >= 0; i--)
+        if (a[i] != b[i]) return a[i] < b[i];
+    return 0;
+}
+
+static void raw_sub(uint64_t *a, const uint64_t *b, int nl)
+{
+    unsigned borrow = 0;
+    for (int i = 0; i < nl; i++) {
+        uint64_t d = a[i] - b[i] - borrow;
+        borrow = a[i] < b[i] || (a[i] == b[i] && borrow);
+        a[i] = d;
+    }
 }
 
 /* ff_mul_shoup against the CPU: a (raw, a Montgomery-form element) times
@@ -92,7 +124,9 @@ static void check_field(const char *name, const uint64_t *mod, uint64_t top, int
  * (q = q* - 1, the case the bound in ff.cuh covers): w < 2^31, so wq has
  * two limbs, and a = ceil(k W^N / wq) makes a wq just above k W^N, below
  * what the dropped columns carry. Those cases must occur (counted against
- * the full product), or the test would not test that branch of the bound. */
+ * the full product), or the test would not test that branch of the bound.
+ * Unreduced inputs (a < 2p, as ff_sub_lazy gives): a + p for every reduced
+ * a, and the built cases whose a falls in [p, 2p). */
 template <class F, class E>
 static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int iters,
                         void (*mul)(E *, const E *, const E *),
@@ -100,7 +134,7 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
 {
     constexpr int n = F::N;
     const int nl = n / 2;
-    int bad = 0, short_q = 0, built = 0, bad_q = 0;
+    int bad = 0, short_q = 0, built = 0, bad_q = 0, above = 0, bad_lazy = 0;
     uint32_t m[n];
     ff_shoup_m(m, mod, n);
     for (int it = 0; it < iters; it++) {
@@ -134,8 +168,9 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
         ff_shoup_quot(wq, wm, m, n);
         if (mode == 3) {
             uint64_t d = ((uint64_t)wq[1] << 32) | wq[0];
-            /* k < w p / W^N keeps a below p */
-            uint32_t k = 1 + (uint32_t)(test_rand64() % (w[0] / 4));
+            /* a ~ k p / w: k < 2w keeps it below 2p, and about half the
+             * cases fall in [p, 2p) */
+            uint32_t k = 1 + (uint32_t)(test_rand64() % (2 * (uint64_t)w[0] - 1));
             /* a = ceil(k W^n / d): long division of k W^n (words n..n) */
             unsigned __int128 rem = 0;
             uint32_t num[n + 1];
@@ -154,10 +189,13 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
                 while (i < n && ++a[i] == 0) i++;
             }
             memcpy(av, a, sizeof a);
-            int lt = 0;
-            for (int i = nl - 1; i >= 0; i--)
-                if (av[i] != mod[i]) { lt = av[i] < mod[i]; break; }
-            if (!lt) continue;
+            /* a in [p, 2p) is an unreduced input (ff_sub_lazy's): the
+             * CPU's operand is then a - p */
+            if (!raw_lt(av, mod, nl)) {
+                raw_sub(av, mod, nl);
+                if (!raw_lt(av, mod, nl)) continue; /* 2p or more */
+                above++;
+            }
             built++;
         } else {
             memcpy(a, av, sizeof a);
@@ -183,6 +221,18 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
         mul(&want, &ea, &ew);
         ff_mul_shoup<F>(z, a, w, wq);
         bad += memcmp(z, want.l, sizeof z) != 0;
+        if (memcmp(a, av, sizeof a) == 0) { /* reduced a: a + p too */
+            uint32_t ap[n], pl[n];
+            uint64_t c = 0;
+            memcpy(pl, mod, sizeof pl);
+            for (int k = 0; k < n; k++) {
+                c += (uint64_t)a[k] + pl[k];
+                ap[k] = (uint32_t)c;
+                c >>= 32;
+            }
+            ff_mul_shoup<F>(z, ap, w, wq);
+            bad_lazy += memcmp(z, want.l, sizeof z) != 0;
+        }
         /* was the estimate short? */
         uint32_t full[2 * n], win[2 * n];
         ff_prod<n>(full, a, wq);
@@ -190,6 +240,9 @@ static void check_shoup(const char *name, const uint64_t *mod, uint64_t top, int
         short_q += memcmp(full + n, win + n, n * sizeof(uint32_t)) != 0;
     }
     CHECK_MSG(bad == 0, "%s mul_shoup: %d of %d differ", name, bad, iters);
+    CHECK_MSG(bad_lazy == 0, "%s mul_shoup, a + p: %d of %d differ", name, bad_lazy, iters);
+    CHECK_MSG(above > built / 8, "%s mul_shoup: %d of %d built cases above p", name, above,
+              built);
     CHECK_MSG(bad_q == 0, "%s shoup_quot: %d of %d wrong", name, bad_q, iters);
     CHECK_MSG(built > iters / 8 && short_q > built / 2,
               "%s mul_shoup: %d short estimates in %d built cases", name, short_q, built);
