@@ -944,8 +944,10 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
 {
     static const char *kind_names[5] = {"forward", "inverse", "coset fwd", "coset inv",
                                         "to coset"};
-    /* info.full_twiddles, + 3 with the coset table */
-    static const char *tw_names[6] = {"2lvl", "full", "pos", "2lvl+g", "full+g", "pos+g"};
+    /* info.full_twiddles, + 3 with the coset table; 6, 7: the full table
+     * as Shoup pairs, without and with the coset table */
+    static const char *tw_names[8] = {"2lvl",  "full",   "pos",    "2lvl+g",
+                                      "full+g", "pos+g", "full+s", "full+gs"};
     unsigned maxlog = 0;
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > maxlog) maxlog = sizes[i];
@@ -968,17 +970,19 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
      * CUZK_NTT_FULL_TW "1": pass 1's twiddles from a full n-entry table,
      * "2": from a positional one (forward transforms; the inverse ones on
      * two levels), "0" (the default, also unset or empty): from two small
-     * ones; plus 4: the coset table too (domain creation rejects other
-     * values). */
+     * ones; plus 4: the coset table too; plus 8 (with 1): those tables as
+     * Shoup pairs (domain creation rejects other values). */
     const char *var = getenv("CUZK_NTT_VARIANT"), *f64v = getenv("CUZK_NTT_FP64"),
                *ftw = getenv("CUZK_NTT_FULL_TW");
     unsigned ept = var && *var ? (unsigned)atoi(var) : 0;
     unsigned f64 = f64v && *f64v ? (unsigned)atoi(f64v) : 0;
     unsigned full = ftw && *ftw ? (unsigned)atoi(ftw) : 0;
     /* The pool: the domains' tables (a full or positional table: n
-     * elements; the coset table n + 1) and 2 arrays of the largest size. */
+     * elements; the coset table n + 1; twice that as Shoup pairs) and 2
+     * arrays of the largest size. */
     st = bench_ctx(&ctx, device,
-                   (2 + ((full & 3) != 0) + ((full & 4) != 0)) * nmax * sizeof(cuzk_fr) +
+                   (2 + (((full & 3) != 0) + ((full & 4) != 0)) * ((full & 8) ? 2 : 1)) * nmax *
+                           sizeof(cuzk_fr) +
                        ((size_t)64 << 20));
     if (st != CUZK_OK) {
         fprintf(stderr, "ntt: context: %s (%s)\n", cuzk_strerror(st), gerr);
@@ -991,7 +995,8 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
            "slots per multiplication\n");
     printf("(ept: elements per thread of the pass kernels, CUZK_NTT_VARIANT; f64: FP64 share of "
            "their multiplications in quarters, CUZK_NTT_FP64; tw: pass 1's twiddles from two "
-           "levels, a full table or a positional one, +g: and the coset table; CUZK_NTT_FULL_TW)\n");
+           "levels, a full table or a positional one, +g: and the coset table, +s: as Shoup pairs; "
+           "CUZK_NTT_FULL_TW)\n");
     printf("%-5s %-9s %-8s %3s %3s %6s %4s %4s %9s %8s %8s %8s %7s %7s %6s %7s %s\n", "log n",
            "kind", "split", "ept", "f64", "tw", "regs", "b/SM", "median ms", "min ms", "GB/s 1ps",
            "floor", "x floor", "pipe", "x pipe", "sppark", "check");
@@ -1048,7 +1053,9 @@ static int bench_ntt(int device, const cuzk_gpu_device_info *di, const unsigned 
             if (sp > 0) snprintf(spb, sizeof spb, "%.3f", sp);
             printf("%-5u %-9s %-8s %3d %1d/4 %6s %4d %4d %9.3f %8.3f %8.1f %8.3f %7.2f %7.2f %6.2f "
                    "%7s %s\n", L, kind_names[kind], split, info.elems_per_thread, info.fp64_share,
-                   tw_names[info.full_twiddles + 3 * info.coset_table], info.regs,
+                   tw_names[info.shoup_tables ? 6 + info.coset_table
+                                              : info.full_twiddles + 3 * info.coset_table],
+                   info.regs,
                    info.blocks_per_sm[0], med, ms[0], gbs, nt * floor_ms, med / (nt * floor_ms),
                    nt * pipe_ms, med / (nt * pipe_ms), spb, ok ? "ok" : "MISMATCH");
             fflush(stdout);

@@ -153,8 +153,11 @@ float cuzk_gpu_msm_plan_table_ms(const cuzk_gpu_msm_plan *plan);
  * default): the two small tables. Plus 4 (with fp64_share 0): the coset
  * table as well, n + 1 entries g^i (n x 32 bytes more), so the coset
  * transforms shift by one load and one multiplication an element instead
- * of two (n >= 8; smaller domains ignore it). All give the same results;
- * any other value is CUZK_ERR_INVALID_ARGUMENT. */
+ * of two (n >= 8; smaller domains ignore it). Plus 8 (with 1, and 8
+ * elements per thread): the full table and the coset table as Shoup pairs
+ * (w, wq), twice their bytes, so their products are ff_mul_shoup's instead
+ * of Montgomery's. All give the same results; any other value is
+ * CUZK_ERR_INVALID_ARGUMENT. */
 cuzk_status cuzk_gpu_ntt_domain_create_ex(cuzk_gpu_ntt_domain **d, cuzk_gpu_ctx *ctx,
                                           unsigned log_n, cuzk_roots roots, unsigned k1,
                                           unsigned elems_per_thread, unsigned fp64_share,
@@ -189,6 +192,8 @@ typedef struct {
     int full_twiddles;       /* pass 1's table: 1 full, 2 positional (in table_bytes);
                                   0 two small ones (and for n <= 4) */
     int coset_table;         /* 1: the coset table too (full_twiddles + 4; n >= 8) */
+    int shoup_tables;        /* 1: the full and coset tables as Shoup pairs
+                                (full_twiddles + 8: twice their bytes) */
 } cuzk_gpu_ntt_info;
 
 cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_gpu_ntt_info *info,

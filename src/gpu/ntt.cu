@@ -47,8 +47,9 @@ __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     extern __shared__ uint32_t ntt_sm[];
     const NttBlock B = ntt_block<KIND>(p, blockIdx.x);
     ntt_load_phase<KIND, UB>(p, B, threadIdx.x, data, ntt_sm);
-    if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64, false>(p, B, threadIdx.x, ntt_sm);
-    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB, F64, false, false>(p, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE1)
+        ntt_pre_phase<UB, F64, true, (FL & NTT_F_SH1) != 0>(p, B, threadIdx.x, ntt_sm);
     __syncthreads();
     ntt_rounds<KIND, UB, F64>(p, B, ntt_sm);
     ntt_store_phase<KIND, FL, UB, F64>(p, B, threadIdx.x, data, ntt_sm);
@@ -72,8 +73,9 @@ __global__ void __launch_bounds__((1 << NTT_TILE_LOG) >> UB, 2)
     ntt_rounds<NTT_COL, UB, 0>(p3, B, ntt_sm);
     /* tile address a now holds the inverse's output at position a of the
      * block, which p1's load would have put there */
-    if (FL & NTT_F_PRE) ntt_pre_phase<UB, 0, false>(p1, B, threadIdx.x, ntt_sm);
-    if (FL & NTT_F_PRE1) ntt_pre_phase<UB, 0, true>(p1, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE) ntt_pre_phase<UB, 0, false, false>(p1, B, threadIdx.x, ntt_sm);
+    if (FL & NTT_F_PRE1)
+        ntt_pre_phase<UB, 0, true, (FL & NTT_F_SH1) != 0>(p1, B, threadIdx.x, ntt_sm);
     __syncthreads();
     ntt_rounds<NTT_COL, UB, 0>(p1, B, ntt_sm);
     ntt_store_phase<NTT_COL, FL & ~(NTT_F_PRE | NTT_F_PRE1), UB, 0>(p1, B, threadIdx.x, data,
@@ -88,7 +90,8 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
  * their number down) pass 1 in its one-load forms: the full table (TWF)
  * and the positional one (TWP, forward transforms only); with the coset
  * table, the coset forward's pass 1 (PRE1) and the coset inverse's pass 3
- * (POST1). */
+ * (POST1); with the full table as Shoup pairs (SH1, 8 elements per thread
+ * only) those of them that read it or the coset table. */
 #define NTT_K(KIND, FL, UB, F64) {KIND, FL, UB, F64, ntt_pass_kernel<KIND, FL, UB, F64>}
 #define NTT_KERNELS_OF(UB, F64)                                                              \
     NTT_K(NTT_COL, NTT_F_TW, UB, F64), NTT_K(NTT_COL, NTT_F_TW | NTT_F_PRE, UB, F64),        \
@@ -99,21 +102,28 @@ typedef void (*NttKernel)(const NttPass, uint4 *);
     NTT_K(NTT_COL, NTT_F_TWP, UB, 0), NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE, UB, 0),          \
     NTT_K(NTT_COL, NTT_F_TW | NTT_F_PRE1, UB, 0), NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE1, UB, 0), \
     NTT_K(NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0), NTT_K(NTT_COL, NTT_F_POST1, UB, 0)
+#define NTT_KERNELS_SH1(UB)                                                                  \
+    NTT_K(NTT_COL, NTT_F_TWF | NTT_F_SH1, UB, 0),                                            \
+    NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE | NTT_F_SH1, UB, 0),                                \
+    NTT_K(NTT_COL, NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1, UB, 0),                               \
+    NTT_K(NTT_COL, NTT_F_POST1 | NTT_F_SH1, UB, 0)
 static const struct {
     int kind, fl, ub, f64;
     NttKernel fn;
 } ntt_kernels[] = {NTT_KERNELS_OF(3, 0), NTT_KERNELS_OF(2, 0), NTT_KERNELS_OF(3, 1),
                    NTT_KERNELS_OF(3, 2), NTT_KERNELS_OF(3, 3), NTT_KERNELS_OF(3, 4),
-                   NTT_KERNELS_FULL(3),  NTT_KERNELS_FULL(2)};
+                   NTT_KERNELS_FULL(3),  NTT_KERNELS_FULL(2),  NTT_KERNELS_SH1(3)};
 #undef NTT_K
 #undef NTT_KERNELS_OF
 #undef NTT_KERNELS_FULL
+#undef NTT_KERNELS_SH1
 enum { NTT_NKERNELS = sizeof ntt_kernels / sizeof ntt_kernels[0] };
 
 typedef void (*NttFusedKernel)(const NttPass, const NttPass, uint4 *);
 
 /* The fused kernels: p1's flags (two-level, full or positional twiddles;
- * the shift from two tables or the coset table) for both variants. */
+ * the shift from two tables or the coset table) for both variants, and
+ * with the full table as Shoup pairs for 8 elements per thread. */
 #define NTT_FK(FL, UB) {FL, UB, ntt_fused_kernel<FL, UB>}
 #define NTT_FUSED_OF(UB)                                                                     \
     NTT_FK(NTT_F_TW | NTT_F_PRE, UB), NTT_FK(NTT_F_TWF | NTT_F_PRE, UB),                     \
@@ -122,7 +132,9 @@ typedef void (*NttFusedKernel)(const NttPass, const NttPass, uint4 *);
 static const struct {
     int fl, ub;
     NttFusedKernel fn;
-} ntt_fused_kernels[] = {NTT_FUSED_OF(3), NTT_FUSED_OF(2)};
+} ntt_fused_kernels[] = {NTT_FUSED_OF(3), NTT_FUSED_OF(2),
+                         NTT_FK(NTT_F_TWF | NTT_F_PRE | NTT_F_SH1, 3),
+                         NTT_FK(NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1, 3)};
 #undef NTT_FK
 #undef NTT_FUSED_OF
 enum { NTT_NFUSED = sizeof ntt_fused_kernels / sizeof ntt_fused_kernels[0] };
@@ -186,10 +198,10 @@ __global__ void ntt_tiny_kernel(uint4 *data, int L, const uint4 *inner, int kt, 
 /* An n-entry table (ntt_full_entry: pass 1's full or positional one, or
  * the coset table), from two-level tables already on the device. */
 __global__ void ntt_full_fill_kernel(uint4 *full, const uint4 *lo, const uint4 *hi, int w,
-                                     int pos_bits, uint32_t count)
+                                     int pos_bits, uint32_t count, const NttShoupM m, int sh)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) ntt_full_entry(full, lo, hi, w, pos_bits, i);
+    if (i < count) ntt_full_entry(full, lo, hi, w, pos_bits, i, sh ? &m : nullptr);
 }
 
 static const size_t NTT_SMEM_MAX = (size_t)32 << NTT_TILE_LOG;
@@ -218,10 +230,13 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
                              "ntt_domain_create: FP64 share %u/4 (0 .. 4, and above 0 only with "
                              "8 elements per thread)", fp64_share);
-    if ((full_twiddles & ~(unsigned)NTT_TW_COSET) > NTT_TW_POS || (full_twiddles && fp64_share))
+    if ((full_twiddles & ~(unsigned)(NTT_TW_COSET | NTT_TW_SHOUP)) > NTT_TW_POS ||
+        (full_twiddles && fp64_share) ||
+        ((full_twiddles & NTT_TW_SHOUP) && ((full_twiddles & 3) != NTT_TW_FULL || ub != 3)))
         return cuzk_gpu_errf(err, CUZK_ERR_INVALID_ARGUMENT,
                              "ntt_domain_create: full twiddles %u (0, 1 or 2, plus 4 for the "
-                             "coset table, and above 0 only with FP64 share 0)", full_twiddles);
+                             "coset table, plus 8 for Shoup pairs with 1 and 8 elements per "
+                             "thread; above 0 only with FP64 share 0)", full_twiddles);
     CUZK_CUDA_TRY(err, cudaSetDevice(ctx->device));
 
     /* omega and g exactly as the CPU backend defines them */
@@ -258,12 +273,15 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
                                     cudaMemcpyHostToDevice, s);
     NttFill fills[2];
     ntt_fills(fills, t);
+    NttShoupM m;
+    ff_shoup_m(m.m, CUZK_FR_MODULUS, 8);
     for (int i = 0; i < 2 && e == cudaSuccess; i++) {
         const NttFill &f = fills[i];
         if (!f.count) continue;
         const uint32_t bs = 256, count = (uint32_t)f.count;
         ntt_full_fill_kernel<<<(count + bs - 1) / bs, bs, 0, s>>>(
-            d->tab + 2 * f.off, d->tab + 2 * f.lo, d->tab + 2 * f.hi, t.w, f.pos_bits, count);
+            d->tab + 2 * f.off, d->tab + 2 * f.lo, d->tab + 2 * f.hi, t.w, f.pos_bits, count, m,
+            t.sh);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
@@ -273,7 +291,8 @@ static cuzk_status domain_create(cuzk_gpu_ntt_domain **out, cuzk_gpu_ctx *ctx, u
         if (ntt_kernels[i].ub == ub && ntt_kernels[i].f64 == (int)fp64_share &&
             (!(ntt_kernels[i].fl & NTT_F_TWF) || t.tw == NTT_TW_FULL) &&
             (!(ntt_kernels[i].fl & NTT_F_TWP) || t.tw == NTT_TW_POS) &&
-            (!(ntt_kernels[i].fl & (NTT_F_PRE1 | NTT_F_POST1)) || t.coset))
+            (!(ntt_kernels[i].fl & (NTT_F_PRE1 | NTT_F_POST1)) || t.coset) &&
+            (!(ntt_kernels[i].fl & NTT_F_SH1) || t.sh))
             e = cudaFuncSetAttribute(ntt_kernels[i].fn,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)NTT_SMEM_MAX);
@@ -498,6 +517,7 @@ extern "C" cuzk_status cuzk_gpu_ntt_get_info(const cuzk_gpu_ntt_domain *d, cuzk_
     info->fp64_share = d->f64;
     info->full_twiddles = d->t.tw;
     info->coset_table = d->t.coset;
+    info->shoup_tables = d->t.sh;
     info->k1 = d->t.k1;
     info->k2 = d->t.k2;
     CUZK_CUDA_TRY(err, cudaSetDevice(d->ctx->device));

@@ -158,6 +158,9 @@ struct NttPass {
     /* inner and tw_d as pairs (w, wq) for ff_mul_shoup (the integer
      * rounds, the integer store of pass 2) */
     const uint4 *inner_sh, *tw_dsh;
+    /* 1: tw_full, pre_one and post_one hold pairs (w, wq) for ff_mul_shoup
+     * (NTT_TW_SHOUP: twice their entries' bytes) */
+    int one_sh;
 };
 
 /* Which part of the transform a block owns. */
@@ -300,25 +303,41 @@ FF_INLINE void ntt_two_level(uint32_t f[8], const uint4 *lo, const uint4 *hi, in
     ff_mul<NttF>(f, u, v);
 }
 
+/* -p^-1 mod 2^256 (ff_shoup_m), for Shoup pairs formed on the device. */
+struct NttShoupM {
+    uint32_t m[8];
+};
+
 /* Entry i of an n-entry table, from two-level tables lo, hi: pass 1's
  * full table's w^i (the forward ones, pos_bits = 0), its positional
  * table's w^(lo ka), lo = i mod 2^pos_bits, ka = i >> pos_bits (pos_bits =
  * lo_bits: pass 1 stores output ka of column lo at i), or the coset
- * table's g^i (glo, ghi, pos_bits = 0). The device fill (ntt.cu) and the
- * host emulation share it. */
+ * table's g^i (glo, ghi, pos_bits = 0). With m (NTT_TW_SHOUP) as the pair
+ * (w, wq) of ff_mul_shoup: w the plain residue (the Montgomery form f
+ * times 1 by ff_mul), wq = f m mod 2^256 (ff.cuh, ff_shoup_quot). The
+ * device fill (ntt.cu) and the host emulation share it. */
 FF_INLINE void ntt_full_entry(uint4 *full, const uint4 *lo, const uint4 *hi, int w, int pos_bits,
-                              uint32_t i)
+                              uint32_t i, const NttShoupM *m)
 {
     uint32_t f[8], e = pos_bits ? (i & ((1u << pos_bits) - 1)) * (i >> pos_bits) : i;
     ntt_two_level(f, lo, hi, w, e);
-    ff_store<NttF>(full + 2 * (size_t)i, f);
+    if (!m) {
+        ff_store<NttF>(full + 2 * (size_t)i, f);
+        return;
+    }
+    const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t pw[8], wq[16];
+    ff_mul<NttF>(pw, f, one);
+    ff_prod_win<8, 0, 7, 0>(wq, f, m->m, nullptr);
+    ff_store<NttF>(full + 4 * (size_t)i, pw);
+    ff_store<NttF>(full + 4 * (size_t)i + 2, wq);
 }
 
-/* Where pass 1's factor w^(+-e) is in the full table: e = lo * t < n, its
- * negation mod n (n = 2^(lo_bits + k)) when neg is all ones. */
-FF_INLINE const uint4 *ntt_full_at(const NttPass &p, uint32_t e)
+/* The index of pass 1's factor w^(+-e) in the full table: e = lo * t < n,
+ * its negation mod n (n = 2^(lo_bits + k)) when neg is all ones. */
+FF_INLINE size_t ntt_full_idx(const NttPass &p, uint32_t e)
 {
-    return p.tw_full + 2 * (size_t)(((e ^ p.neg) - p.neg) & ((1u << (p.lo_bits + p.k)) - 1));
+    return ((e ^ p.neg) - p.neg) & ((1u << (p.lo_bits + p.k)) - 1);
 }
 
 /* ---------------------------------------------- the two multipliers -- */
@@ -413,6 +432,15 @@ FF_INLINE void ntt_inner_pair_ld(uint32_t w[8], uint32_t wq[8], const uint4 *tab
     ntt_ldg(wq, tab + 4 * m + 2);
 }
 
+/* Entry i of a table of one factor an element: the pair (u, v) = (w, wq)
+ * where the table holds Shoup pairs (SH), else u = the Montgomery form. */
+template <bool SH>
+FF_INLINE void ntt_one_ld(uint32_t u[8], uint32_t v[8], const uint4 *tab, size_t i)
+{
+    if (SH) ntt_inner_pair_ld(u, v, tab, i);
+    else ntt_ldg(u, tab + 2 * i);
+}
+
 /* The twiddle inner[m] for the product on pipe FP64: w, and wq for Shoup. */
 template <bool FP64>
 FF_INLINE void ntt_inner_ld(const NttPass &p, size_t m, uint32_t w[8], uint32_t wq[8])
@@ -468,7 +496,8 @@ enum {
     NTT_F_TWF = 16, /* store, COL: x *= tw_full[+-lo * t] (pass 1, full tables) */
     NTT_F_TWP = 32, /* store, COL: x *= tw_pos[pos] (pass 1 forward, positional table) */
     NTT_F_PRE1 = 64,  /* load: x *= pre_one[pos] (coset forward, coset table) */
-    NTT_F_POST1 = 128 /* store: x *= post_one[n - pos] (coset inverse, coset table) */
+    NTT_F_POST1 = 128, /* store: x *= post_one[n - pos] (coset inverse, coset table) */
+    NTT_F_SH1 = 256    /* with TWF, PRE1, POST1: their tables as Shoup pairs (one_sh) */
 };
 
 /* global -> shared memory. Thread tid of 2^(tbits-UB) moves elements
@@ -497,9 +526,9 @@ FF_INLINE void ntt_load_phase(const NttPass &p, const NttBlock &B, uint32_t tid,
 /* Coset shift of pass 1 (COL only), after the load phase, on the thread's
  * own slots (so no barrier in between): x *= g^pos, the factor formed from
  * the two-level table (2 multiplications per element) or, ONE, loaded from
- * the coset table (1). Rolled; the table entries of element j + 1 are
- * fetched before element j is multiplied. */
-template <int UB, int F64, bool ONE>
+ * the coset table (1; SH: as Shoup pairs). Rolled; the table entries of
+ * element j + 1 are fetched before element j is multiplied. */
+template <int UB, int F64, bool ONE, bool SH>
 FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, uint32_t *sm)
 {
     constexpr int NE = 1 << UB;
@@ -507,24 +536,30 @@ FF_INLINE void ntt_pre_phase(const NttPass &p, const NttBlock &B, uint32_t tid, 
     uint32_t u[8], v[8];
     bool act;
     uint32_t xd, pos = ntt_pos<NTT_COL>(p, B, tid, &act, &xd);
-    if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pos);
+    static_assert(!SH || (ONE && F64 == 0), "Shoup pairs: the coset table, integer kernels");
+    if (ONE) ntt_one_ld<SH>(u, v, p.pre_one, pos);
     else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pos);
 #pragma unroll 1
     for (int j = 0; j < NE; j++) {
-        uint32_t a = tid + j * nthr, x[8], f[8];
+        uint32_t a = tid + j * nthr, x[8], f[8], fq[8];
         if (ONE) {
 #pragma unroll
             for (int l = 0; l < 8; l++) f[l] = u[l];
+            if (SH) {
+#pragma unroll
+                for (int l = 0; l < 8; l++) fq[l] = v[l];
+            }
         } else {
             ntt_mul_elem<F64>(j, f, u, v);
         }
         if (j < NE - 1) {
             uint32_t pn = ntt_pos<NTT_COL>(p, B, a + nthr, &act, &xd);
-            if (ONE) ntt_ldg(u, p.pre_one + 2 * (size_t)pn);
+            if (ONE) ntt_one_ld<SH>(u, v, p.pre_one, pn);
             else ntt_two_level_ld(u, v, p.pre_lo, p.pre_hi, p.w, pn);
         }
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
-        ntt_mul_elem<F64>(j, x, x, f);
+        if (SH) ff_mul_shoup<NttF>(x, x, f, fq);
+        else ntt_mul_elem<F64>(j, x, x, f);
         ntt_sm_write(sm, p.tbits, ntt_slot<UB>(a), x);
     }
 }
@@ -727,8 +762,10 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     /* POST1's index n - pos (COL: n = 2^(lo_bits + k)) */
     const size_t n = (size_t)1 << (p.lo_bits + p.k);
     constexpr bool ONE = (FL & ONE_FL) != 0;
-    /* pass 2's factors as Shoup pairs: the second of each pair in v */
-    constexpr bool SH = NTT_SHOUP_TWD && (FL & NTT_F_TWD) && F64 == 0;
+    /* the factors as Shoup pairs, the second of each pair in v: pass 2's,
+     * and the n-entry tables' with NTT_TW_SHOUP (SH1) */
+    constexpr bool SH = F64 == 0 && ((NTT_SHOUP_TWD && (FL & NTT_F_TWD)) ||
+                                     ((FL & NTT_F_SH1) && (FL & (NTT_F_TWF | NTT_F_POST1))));
     if (!MUL) {
 #pragma unroll
         for (int j = 0; j < NE; j++) {
@@ -755,11 +792,11 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
     {
         bool act;
         uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
-        if (SH) ntt_inner_pair_ld(u, v, p.tw_dsh, (size_t)(xd * t));
-        else if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xd * t));
-        else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (tid & gmask)) * t));
+        if (FL & NTT_F_TWD) ntt_one_ld<SH>(u, v, SH ? p.tw_dsh : p.tw_d, (size_t)(xd * t));
+        else if (FL & NTT_F_TWF)
+            ntt_one_ld<SH>(u, v, p.tw_full, ntt_full_idx(p, (B.lo_base + (tid & gmask)) * t));
         else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
-        else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pos));
+        else if (FL & NTT_F_POST1) ntt_one_ld<SH>(u, v, p.post_one, n - pos);
         else ntt_two_level_ld(u, v, lo, hi, p.w,
                               FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
     }
@@ -782,11 +819,11 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
             uint32_t an = a + nthr, xn, tn = an >> p.gb;
             bool actn;
             uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
-            if (SH) ntt_inner_pair_ld(u, v, p.tw_dsh, (size_t)(xn * tn));
-            else if (FL & NTT_F_TWD) ntt_ldg(u, p.tw_d + 2 * (size_t)(xn * tn));
-            else if (FL & NTT_F_TWF) ntt_ldg(u, ntt_full_at(p, (B.lo_base + (an & gmask)) * tn));
+            if (FL & NTT_F_TWD) ntt_one_ld<SH>(u, v, SH ? p.tw_dsh : p.tw_d, (size_t)(xn * tn));
+            else if (FL & NTT_F_TWF)
+                ntt_one_ld<SH>(u, v, p.tw_full, ntt_full_idx(p, (B.lo_base + (an & gmask)) * tn));
             else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
-            else if (FL & NTT_F_POST1) ntt_ldg(u, p.post_one + 2 * (n - pn));
+            else if (FL & NTT_F_POST1) ntt_one_ld<SH>(u, v, p.post_one, n - pn);
             else ntt_two_level_ld(u, v, lo, hi, p.w,
                                   FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
         }

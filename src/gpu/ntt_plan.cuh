@@ -107,8 +107,10 @@ static inline size_t ntt_plan_blocks(const NttPass &p, int L)
  * g^i), so the coset shifts are a load and one multiplication an element
  * instead of two: the coset forward's x *= g^pos in pass 1, and the coset
  * inverse's x *= g^-pos in pass 3 as g^(n - pos), its g^-n folded into the
- * 1/n of the pass that holds it (a scaled copy of that table, sc). */
-enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2, NTT_TW_COSET = 4 };
+ * 1/n of the pass that holds it (a scaled copy of that table, sc).
+ * NTT_TW_SHOUP added to NTT_TW_FULL: those n-entry tables as Shoup pairs
+ * (w, wq), twice the bytes, for ff_mul_shoup (8 elements per thread). */
+enum { NTT_TW_2LVL = 0, NTT_TW_FULL = 1, NTT_TW_POS = 2, NTT_TW_COSET = 4, NTT_TW_SHOUP = 8 };
 
 /* Offsets (in elements) of the tables in one buffer. The inverse's 1/n is
  * folded into the table of pass 1 (whi_i) or, with the full table, of pass
@@ -118,6 +120,8 @@ struct NttTables {
     int L, k1, k2, kt, w;
     int tw;                           /* NTT_TW_2LVL, _FULL, _POS; 2LVL for L < 3 */
     bool coset;                       /* the coset table (NTT_TW_COSET; L >= 3) */
+    bool sh;                          /* full and gtab as pairs (NTT_TW_SHOUP with
+                                         NTT_TW_FULL; L >= 3) */
     size_t inner_f, inner_i;          /* 2^(kt-1) each */
     size_t inner_sf, inner_si;        /* the same as pairs (w, wq) for
                                          ff_mul_shoup: 2^kt elements each */
@@ -131,9 +135,10 @@ struct NttTables {
                                          g^-n, for the coset inverse */
     size_t sc_s;                      /* coset, full table: sc as pairs */
     size_t full;                      /* pass 1's n-entry table (tw 1: w^e, 2:
-                                         positional): n or 0 elements; from
+                                         positional): n or 0 entries; from
                                          here on filled on the device */
-    size_t gtab;                      /* coset: g^i, i <= n: n + 1 or 0 */
+    size_t gtab;                      /* coset: g^i, i <= n: n + 1 or 0 entries */
+                                      /* (an entry: 1 element, 2 with sh) */
     size_t total;
 };
 
@@ -151,8 +156,9 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
     NttTables t;
     memset(&t, 0, sizeof t);
     t.L = L;
-    t.tw = L >= 3 ? tw & ~NTT_TW_COSET : NTT_TW_2LVL;
+    t.tw = L >= 3 ? tw & 3 : NTT_TW_2LVL;
     t.coset = L >= 3 && (tw & NTT_TW_COSET);
+    t.sh = L >= 3 && (tw & NTT_TW_SHOUP) && t.tw == NTT_TW_FULL;
     if (force_k1) {
         t.k1 = force_k1;
         t.k2 = L - 2 * force_k1;
@@ -182,8 +188,9 @@ static inline NttTables ntt_tables_layout(int L, int force_k1, int tw)
     t.ninv = o; o += 1;
     t.sc = o; o += !t.coset ? 0 : t.tw == NTT_TW_FULL ? nd : nhi;
     t.sc_s = o; o += t.coset && t.tw == NTT_TW_FULL ? 2 * nd : 0;
-    t.full = o; o += t.tw != NTT_TW_2LVL ? (size_t)1 << L : 0;
-    t.gtab = o; o += t.coset ? ((size_t)1 << L) + 1 : 0;
+    const size_t ent = t.sh ? 2 : 1;
+    t.full = o; o += t.tw != NTT_TW_2LVL ? ent << L : 0;
+    t.gtab = o; o += t.coset ? ent * (((size_t)1 << L) + 1) : 0;
     t.total = o;
     return t;
 }
@@ -334,6 +341,8 @@ static inline void ntt_plan_passes(NttPass out[3], const NttTables &t, const uin
     /* the table that holds the inverse's 1/n, times g^-n for the coset
      * inverse with the coset table */
     const bool scaled = kind == 3 && t.coset;
+    out[0].one_sh = t.sh;
+    out[2].one_sh = t.sh && kind == 3 && t.coset;
     if (t.tw == NTT_TW_FULL) {
         out[0].tw_full = NTT_TAB(full);
         out[0].neg = inv ? ~0u : 0u;
@@ -362,7 +371,8 @@ static inline int ntt_pass_flags(const NttPass &p)
 {
     return (p.pre_lo ? NTT_F_PRE : 0) | (p.tw_lo ? NTT_F_TW : 0) | (p.tw_full ? NTT_F_TWF : 0) |
            (p.tw_pos ? NTT_F_TWP : 0) | (p.tw_d ? NTT_F_TWD : 0) | (p.post_lo ? NTT_F_POST : 0) |
-           (p.pre_one ? NTT_F_PRE1 : 0) | (p.post_one ? NTT_F_POST1 : 0);
+           (p.pre_one ? NTT_F_PRE1 : 0) | (p.post_one ? NTT_F_POST1 : 0) |
+           (p.one_sh ? NTT_F_SH1 : 0);
 }
 
 #endif /* CUZK_GPU_NTT_PLAN_CUH */

@@ -29,7 +29,8 @@ static char gerr[CUZK_ERRMSG_LEN]; /* the last GPU call's message */
 /* The pass kernels' variant of test_size's domains: elements per thread 0
  * (the default, 8) or 4, the FP64 share 0 (the default) .. 4, and pass 1's
  * twiddle table (full_twiddles: 0, the default, two small tables; 1 the
- * full table; 2 the positional one). */
+ * full table; 2 the positional one; plus 4, 8: the coset table, Shoup
+ * pairs). */
 static unsigned ept, f64, full;
 static const char *tw_names[3] = {"2lvl", "full", "pos"}; /* full & 3 */
 
@@ -117,13 +118,14 @@ static void test_size(cuzk_gpu_ctx *ctx, unsigned log_n, cuzk_roots roots, unsig
         cuzk_gpu_ntt_info info;
         if (cuzk_gpu_ntt_get_info(gd, &info, gerr) == CUZK_OK && log_n >= 3) {
             CHECK(info.fp64_share == (int)f64 && info.elems_per_thread == (ept ? (int)ept : 8) &&
-                  info.full_twiddles == (int)(full & 3) && info.coset_table == (full >= 4));
+                  info.full_twiddles == (int)(full & 3) && info.coset_table == !!(full & 4) &&
+                  info.shoup_tables == !!(full & 8));
             printf("%s: 2^%-2u %-10s split (%d, %d, %d), %d elements per thread, FP64 %d/4, "
-                   "twiddles %s%s: %s\n", NAME, log_n,
+                   "twiddles %s%s%s: %s\n", NAME, log_n,
                    roots == CUZK_ROOTS_SNARKJS ? "snarkjs" : "bellperson", info.k1, info.k2,
                    info.k1, info.elems_per_thread, info.fp64_share,
                    tw_names[info.full_twiddles], info.coset_table ? " + coset table" : "",
-                   ok ? "ok" : "MISMATCH");
+                   info.shoup_tables ? " as Shoup pairs" : "", ok ? "ok" : "MISMATCH");
         }
     }
     free(in);
@@ -234,6 +236,12 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
           CUZK_ERR_INVALID_ARGUMENT);
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 8, 2, 2, gerr) ==
           CUZK_ERR_INVALID_ARGUMENT && strstr(gerr, "full twiddles"));
+    /* Shoup pairs (+ 8): with the full table and 8 elements per thread only */
+    static const unsigned no_sh[4][2] = {{10, 0}, {12, 0}, {14, 0}, {9, 4}};
+    for (int i = 0; i < 4; i++)
+        CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, no_sh[i][1], 0,
+                                            no_sh[i][0], gerr) == CUZK_ERR_INVALID_ARGUMENT &&
+              strstr(gerr, "full twiddles"));
     CHECK(gd == NULL);
     /* splits: 12 = 4 + 4 + 4 is fine, 12 = 6 + 0 + 6 and 12 = 1 + 10 + 1 are not */
     CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 6, 0, 0, 0, gerr) ==
@@ -263,14 +271,19 @@ static void test_misuse(cuzk_gpu_ctx *ctx)
     }
     /* the coset table: n + 1 elements more, and the scaled copy of the
      * table that holds 1/n (d_i of 2^(12-4) entries with the full table,
-     * and its 2^(12-4) Shoup pairs; whi_i of 2^(12-6) otherwise) */
-    for (unsigned tw = 4; tw <= 6; tw++) {
+     * and its 2^(12-4) Shoup pairs; whi_i of 2^(12-6) otherwise); 9 and 13:
+     * the n-entry tables as pairs, twice their elements */
+    static const unsigned coset_modes[5] = {4, 5, 6, 9, 13};
+    for (int i = 0; i < 5; i++) {
+        const unsigned tw = coset_modes[i], c = tw & 4 ? 1 : 0, sh = tw & 8 ? 2 : 1;
         CHECK(cuzk_gpu_ntt_domain_create_ex(&gd, ctx, 12, CUZK_ROOTS_SNARKJS, 0, 0, 0, tw,
                                             gerr) == CUZK_OK);
         memset(&di, 0xff, sizeof di);
-        size_t more = (tw > 4 ? 4096 : 0) + 4097 + (tw == 5 ? 3 * 256 : 64);
+        size_t more = sh * ((tw & 3 ? 4096 : 0) + (c ? 4097 : 0)) +
+                      (c ? ((tw & 3) == 1 ? 3 * 256 : 64) : 0);
         CHECK(cuzk_gpu_ntt_get_info(gd, &di, gerr) == CUZK_OK &&
-              di.full_twiddles == (int)tw - 4 && di.coset_table == 1 &&
+              di.full_twiddles == (int)(tw & 3) && di.coset_table == (int)c &&
+              di.shoup_tables == (sh == 2) &&
               di.table_bytes == bytes_2lvl + more * sizeof(cuzk_fr));
         cuzk_gpu_ntt_domain_destroy(gd);
         gd = NULL;
@@ -350,14 +363,17 @@ int main(void)
     }
     f64 = 0;
     /* Pass 1 from the full and from the positional twiddle table, and each
-     * of the three with the coset table (full + 4), both variants: the
-     * default's sizes and splits with 8 elements per thread, a few with 4. */
-    for (full = 1; full <= 6; full++) {
-        if (full == 3) continue;
+     * of the three with the coset table (full + 4), both variants; the
+     * full table without and with the coset table as Shoup pairs (+ 8), 8
+     * elements per thread: the default's sizes and splits with 8 elements
+     * per thread, a few with 4. */
+    for (full = 1; full <= 13; full++) {
+        if (full == 3 || full == 7 || full == 8 || (full > 9 && full < 13)) continue;
         for (int c = 0; c < 2; c++) {
             for (unsigned L = 1; L <= 12; L++) test_size(ctx, L, conv[c], 0);
             if (!quick) test_shapes(ctx, conv[c]);
         }
+        if (full & 8) continue;
         ept = 4;
         for (unsigned L = 3; L <= 12; L++) test_size(ctx, L, conv[L % 2], 0);
         if (!quick) {

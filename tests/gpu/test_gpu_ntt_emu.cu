@@ -175,8 +175,8 @@ static void emu_pre(const NttPass &p, const NttBlock &B, uint32_t nthr, uint32_t
 {
     phase_begin(nthr);
     for (emu_tid = 0; emu_tid < nthr; emu_tid++) {
-        if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true>(p, B, emu_tid, sm);
-        else ntt_pre_phase<UB, F64, false>(p, B, emu_tid, sm);
+        if (FL & NTT_F_PRE1) ntt_pre_phase<UB, F64, true, (FL & NTT_F_SH1) != 0>(p, B, emu_tid, sm);
+        else ntt_pre_phase<UB, F64, false, false>(p, B, emu_tid, sm);
     }
     phase_end(p, PH_PRE, nthr, used, used);
     for (uint32_t t = 0; t < nthr; t++)
@@ -249,6 +249,14 @@ static bool emu_run_fused(const NttPass &p3, const NttPass &p1, uint4 *data, int
     case NTT_F_TW | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TW | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
     case NTT_F_TWF | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
     case NTT_F_TWP | NTT_F_PRE1: emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0>(p1, data, blocks, &p3); break;
+    case NTT_F_TWF | NTT_F_PRE | NTT_F_SH1:
+        if (UB != 3) return false;
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE | NTT_F_SH1, UB, 0>(p1, data, blocks, &p3);
+        break;
+    case NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1:
+        if (UB != 3) return false;
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1, UB, 0>(p1, data, blocks, &p3);
+        break;
     default: return false;
     }
     return true;
@@ -281,6 +289,17 @@ static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
         emu_pass<NTT_COL, NTT_F_TWP | NTT_F_PRE1, UB, 0>(p, data, blocks);
     else if (F64 == 0 && p.kind == NTT_COL && fl == NTT_F_POST1)
         emu_pass<NTT_COL, NTT_F_POST1, UB, 0>(p, data, blocks);
+    /* the full and coset tables as Shoup pairs: 8 elements per thread */
+    else if (F64 == 0 && UB == 3 && p.kind == NTT_COL && fl == (NTT_F_TWF | NTT_F_SH1))
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_SH1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && UB == 3 && p.kind == NTT_COL &&
+             fl == (NTT_F_TWF | NTT_F_PRE | NTT_F_SH1))
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE | NTT_F_SH1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && UB == 3 && p.kind == NTT_COL &&
+             fl == (NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1))
+        emu_pass<NTT_COL, NTT_F_TWF | NTT_F_PRE1 | NTT_F_SH1, UB, 0>(p, data, blocks);
+    else if (F64 == 0 && UB == 3 && p.kind == NTT_COL && fl == (NTT_F_POST1 | NTT_F_SH1))
+        emu_pass<NTT_COL, NTT_F_POST1 | NTT_F_SH1, UB, 0>(p, data, blocks);
     else if (p.kind == NTT_MID && fl == NTT_F_TWD)
         emu_pass<NTT_MID, NTT_F_TWD, UB, F64>(p, data, blocks);
     else if (p.kind == NTT_COL && fl == 0) emu_pass<NTT_COL, 0, UB, F64>(p, data, blocks);
@@ -291,16 +310,19 @@ static bool emu_run_pass(const NttPass &p, uint4 *data, int L)
 }
 
 /* The kernel variants of ntt.cu: (log2 elements per thread, FP64 share in
- * quarters, the tables NTT_TW_*: pass 1's twiddles, plus NTT_TW_COSET). */
+ * quarters, the tables NTT_TW_*: pass 1's twiddles, plus NTT_TW_COSET,
+ * plus NTT_TW_SHOUP). */
 struct Variant {
     int ub, f64, tw;
 };
 static const Variant VARIANTS[] = {{3, 0, 0}, {2, 0, 0}, {3, 1, 0}, {3, 2, 0}, {3, 3, 0},
                                    {3, 4, 0}, {3, 0, 1}, {2, 0, 1}, {3, 0, 2}, {2, 0, 2},
                                    {3, 0, 4}, {2, 0, 4}, {3, 0, 5}, {2, 0, 5}, {3, 0, 6},
-                                   {2, 0, 6}};
-enum { NTW = 7 }; /* table modes 0 .. 6 (3 unused) */
-static const char *tw_names[NTW] = {"2lvl", "full", "pos", "-", "2lvl+g", "full+g", "pos+g"};
+                                   {2, 0, 6}, {3, 0, 9}, {3, 0, 13}};
+enum { NTW = 14 }; /* table modes 0 .. 13 (3, 7, 8, 10 .. 12 unused) */
+static const char *tw_names[NTW] = {"2lvl", "full", "pos", "-", "2lvl+g", "full+g", "pos+g",
+                                    "-", "-", "full+sh", "-", "-", "-", "full+g+sh"};
+static bool tw_used(int tw) { return tw <= 6 ? tw != 3 : tw == 9 || tw == 13; }
 enum { NVARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
 
 static bool emu_run_variant(const NttPass &p, uint4 *data, int L, int ub, int f64)
@@ -407,8 +429,9 @@ static long variant_runs[NVARIANTS]; /* transforms compared, per variant */
 enum {
     V_FULL = 0xc0,
     V_POS = 0x300,
-    V_COSET = 0xfc00,
-    V_INT = 0x3 | V_FULL | V_POS | V_COSET,
+    V_COSET = 0x2fc00,
+    V_SH = 0x30000,
+    V_INT = 0x3 | V_FULL | V_POS | V_COSET | V_SH,
     V_ALL = (1 << NVARIANTS) - 1
 };
 static unsigned v_f64(int share) { return 1u << (1 + share); } /* share 1 .. 4 */
@@ -422,10 +445,12 @@ static std::vector<cuzk_fr> emu_tables(const NttTables &t, const cuzk_ntt_domain
     uint4 *T4 = (uint4 *)tab.data();
     NttFill f[2];
     ntt_fills(f, t);
+    NttShoupM m;
+    ff_shoup_m(m.m, CUZK_FR_MODULUS, 8);
     for (int r = 0; r < 2; r++)
         for (size_t i = 0; i < f[r].count; i++)
             ntt_full_entry(T4 + 2 * f[r].off, T4 + 2 * f[r].lo, T4 + 2 * f[r].hi, t.w,
-                           f[r].pos_bits, (uint32_t)i);
+                           f[r].pos_bits, (uint32_t)i, t.sh ? &m : nullptr);
     return tab;
 }
 
@@ -440,18 +465,20 @@ static void check(int L, cuzk_roots roots, int k1, unsigned kinds, unsigned vmas
     /* [tw]: the tables with pass 1's twiddles NTT_TW_* (2lvl, full,
      * positional; the last two add the same n-entry region), and each with
      * the coset table (tw + 4: n + 1 entries more, and the scaled 1/n,
-     * with the full table also as Shoup pairs) */
+     * with the full table also as Shoup pairs); tw + 8 (full only): the
+     * n-entry tables as Shoup pairs, twice the elements */
     NttTables t[NTW];
-    for (int tw = 0; tw < NTW; tw++) t[tw] = ntt_tables_layout(L, k1, tw == 3 ? 0 : tw);
+    for (int tw = 0; tw < NTW; tw++) t[tw] = ntt_tables_layout(L, k1, tw_used(tw) ? tw : 0);
     if (L >= 3) CHECK(t[0].k1 >= 1 && ntt_split_ok(L, t[0].k1));
     CHECK(t[0].tw == NTT_TW_2LVL && !t[0].coset && t[0].total == t[0].full);
     for (int tw = 1; tw < NTW; tw++) {
-        if (tw == 3) continue;
+        if (!tw_used(tw)) continue;
         const size_t nd = (size_t)1 << (L - t[0].k1), nhi = (size_t)1 << (L - t[0].w);
-        const bool c = tw >= 4 && L >= 3;
+        const bool c = (tw & 4) && L >= 3, sh = (tw & 8) && L >= 3;
+        const size_t ent = sh ? 2 : 1;
         CHECK(t[tw].k1 == t[0].k1 && t[tw].tw == (L >= 3 ? (tw & 3) : NTT_TW_2LVL) &&
-              t[tw].coset == c &&
-              t[tw].total - t[tw].full == (L >= 3 && (tw & 3) ? n : 0) + (c ? n + 1 : 0) &&
+              t[tw].coset == c && t[tw].sh == sh &&
+              t[tw].total - t[tw].full == ent * ((L >= 3 && (tw & 3) ? n : 0) + (c ? n + 1 : 0)) &&
               t[tw].full == t[0].total + (c ? ((tw & 3) == NTT_TW_FULL ? 3 * nd : nhi) : 0));
     }
     std::vector<cuzk_fr> tab[NTW], in(n), want(n), got(n);
