@@ -148,6 +148,23 @@ static int calibrate_rate(double *rate, const char **desc)
 }
 #endif
 
+/* The NTT tables a GPU workspace took, as gpu_ntt_full_twiddles numbers
+ * them (it may take less than asked, by the pool's room); -1: not a GPU
+ * workspace. */
+static int ws_ntt_tables(cuzk_workspace *ws)
+{
+#ifdef CUZK_HAVE_GPU
+    char err[CUZK_ERRMSG_LEN];
+    cuzk_gpu_ntt_info ni;
+    if (strcmp(cuzk_workspace_backend(ws), "gpu") || cuzk_gpu_testing_ws_ntt(ws, &ni, err))
+        return -1;
+    return ni.full_twiddles + 4 * ni.coset_table + 8 * ni.shoup_tables;
+#else
+    (void)ws;
+    return -1;
+#endif
+}
+
 /* Keys of the stages for --json, by cuzk_prove_stage. */
 static const char *const stage_key[BENCH_STAGES] = {
     "witness", "abc", "h", "msm_a", "msm_b2", "msm_c", "assemble", "verify"};
@@ -291,10 +308,11 @@ int bench_prove(int argc, char **argv)
             if (i + 1 < argc && argv[i + 1][0] != '-') {
                 char *end;
                 unsigned long v = strtoul(argv[++i], &end, 10);
-                if (end == argv[i] || *end || (v & ~4ul) > 2) {
+                if (end == argv[i] || *end || (v & ~12ul) > 2 || ((v & 8) && (v & 3) != 1)) {
                     fprintf(stderr, "cuzk-bench prove: --gpu-ntt-full-tw expects 0, 1 (full "
                                     "table) or 2 (positional table), plus 4 for the coset "
-                                    "table, not '%s'\n", argv[i]);
+                                    "table, plus 8 for Shoup pairs (with 1), not '%s'\n",
+                            argv[i]);
                     return 2;
                 }
                 full_tw = (unsigned)v;
@@ -318,7 +336,7 @@ int bench_prove(int argc, char **argv)
                    "                        [--gpu-streams N] [--gpu-msm-flags F] [--json]\n"
                    "                        [--gpu-ntt-fp64 S] [--gpu-msm-fp64 S] [--gpu-sparse-early]\n"
                    "                        [--gpu-pool GB]\n"
-                   "                        [--gpu-ntt-full-tw [0|1|2|4|5|6]]\n"
+                   "                        [--gpu-ntt-full-tw [0|1|2|4|5|6|9|13]]\n"
                    "                        [--model h200|none] [--product-rate T] [--hbm GB/s]\n"
                    "                        [--h2d GB/s] [--calibrate]\n"
                    "Median per-stage times of N proofs (default 5) after one warm-up, on the\n"
@@ -337,7 +355,8 @@ int bench_prove(int argc, char **argv)
                    "upgrades), a positional one (2: as large, read like the data, forward\n"
                    "transforms only), or two small tables (0); plus 4: the coset table too\n"
                    "(n x 32 B more, where room is left; one multiplication less an element\n"
-                   "in the coset transforms' shifts). Default 5.\n"
+                   "in the coset transforms' shifts); plus 8 (with 1): both as Shoup pairs\n"
+                   "(twice the bytes, where room is left; cheaper products). Default 13.\n"
                    "Each stage's bytes, GB/s and ratio to its compute floor at a device model\n"
                    "(docs/bench.md): h200 by default on a device backend, none on the CPU\n"
                    "unless --model or a rate is given. --product-rate: 32x32-bit products per\n"
@@ -610,6 +629,8 @@ int bench_prove(int argc, char **argv)
                             m && sh.device ? json_real(1e3 * pts / m->h2d) : json_null());
         json_object_set_new(o, "workspace_held_bytes",
                             json_integer((json_int_t)cuzk_workspace_bytes(ws)));
+        const int tabs = ws_ntt_tables(ws);
+        json_object_set_new(o, "gpu_ntt_tables", tabs < 0 ? json_null() : json_integer(tabs));
         for (int s = 0; s < ROWS; s++) json_array_append_new(st, json_row(&rows[s], m));
         json_object_set_new(o, "stages", st);
         json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
@@ -621,6 +642,8 @@ int bench_prove(int argc, char **argv)
         printf("key load %.1f ms; workspace %.1f ms, %.2f GB of points, %.2f GB/s; %.2f GB held\n",
                t_key, t_ws, pts / 1e9, pts / 1e6 / (t_ws > 0 ? t_ws : 1),
                (double)cuzk_workspace_bytes(ws) / 1e9);
+        if (ws_ntt_tables(ws) >= 0)
+            printf("GPU NTT tables %d (gpu_ntt_full_twiddles as taken)\n", ws_ntt_tables(ws));
         printf("%-14s %12s %12s %12s %10s %9s %10s %8s\n", "stage", "median ms", "min ms",
                "max ms", "GB", "GB/s", "floor ms", "x floor");
         for (int s = 0; s < ROWS; s++) {

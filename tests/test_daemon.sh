@@ -40,6 +40,10 @@ check "gpu_msm_fp64 5 is refused by --check with the engine's range" \
     grep -q "bad.conf:2: .*gpu_msm_fp64 5: 0..4" "$W/err"
 printf '[engine]\ngpu_ntt_full_twiddles = 5\n' >"$W/bad.conf"
 check "gpu_ntt_full_twiddles 5 is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
+printf '[engine]\ngpu_ntt_full_twiddles = 12\n' >"$W/bad.conf"
+"$CUZK" serve --config "$W/bad.conf" --check 2>"$W/err"
+check "gpu_ntt_full_twiddles 12 (Shoup pairs without the full table) is refused" \
+    grep -q "bad.conf:2: .*gpu_ntt_full_twiddles 12: .*with 1" "$W/err"
 printf '[engine]\ngpu_pool = 120G\n' >"$W/bad.conf"
 check "gpu_pool 120G is a valid config" "$CUZK" serve --config "$W/bad.conf" --check
 printf '[engine]\ngpu_pool = lots\n' >"$W/bad.conf"

@@ -280,12 +280,23 @@ static void test_bad_config(void)
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
           strstr(err, "gpu_msm_fp64 5"));
     cuzk_engine_config_default(&cfg);
-    CHECK(cfg.gpu_ntt_full_twiddles == 5);
+    CHECK(cfg.gpu_ntt_full_twiddles == 13);
     cfg.gpu_ntt_full_twiddles = 3;
     CHECK(cuzk_engine_create(&e, &cfg, err) == CUZK_ERR_INVALID_ARGUMENT && !e &&
           strstr(err, "gpu_ntt_full_twiddles 3"));
     CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&
           strstr(err, "gpu_ntt_full_twiddles 3"));
+    /* Shoup pairs (+ 8) only with the full table */
+    static const unsigned no_sh[4] = {8, 10, 12, 14};
+    for (int i = 0; i < 4; i++) {
+        char want[40];
+        snprintf(want, sizeof want, "gpu_ntt_full_twiddles %u", no_sh[i]);
+        cfg.gpu_ntt_full_twiddles = no_sh[i];
+        CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&
+              strstr(err, want));
+    }
+    cfg.gpu_ntt_full_twiddles = 9;
+    CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_OK);
     cfg.gpu_ntt_full_twiddles = 5;
     cfg.n_devices = 33;
     CHECK(cuzk_engine_config_check(&cfg, err) == CUZK_ERR_INVALID_ARGUMENT &&

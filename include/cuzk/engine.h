@@ -213,7 +213,8 @@ typedef struct {
     unsigned gpu_ntt_fp64, gpu_msm_fp64;
     /* The NTTs' twiddle table (cuzk_config.gpu_ntt_full_twiddles of its
      * workspaces: 0 two small tables, 1 full, 2 positional; plus 4 the coset
-     * table too: 5, the default). */
+     * table too; plus 8 (with 1) as Shoup pairs where the pool has room: 13,
+     * the default). */
     unsigned gpu_ntt_full_twiddles;
     /* The device pool of each GPU workspace (cuzk_config.gpu_pool_bytes):
      * 0, the context's default (the free memory less a sixteenth); set it

@@ -79,12 +79,16 @@ typedef struct {
      * for pass 1"); 2: a positional table instead (as large, read like the
      * data; the forward transforms only, the inverse ones on two small
      * tables; docs/perf.md "A positional table for pass 1"); 0: always the
-     * two small tables. Plus 4 (5, the default): also the coset table
+     * two small tables. Plus 4 (5): also the coset table
      * (g^i, n + 1 entries, 4 GiB more at 2^27), taken last where the pool
      * still has room, so a coset transform does one product an element
      * less (the H stage of a porep-32g partition 263.3 -> 255.8 ms on the
-     * H200, docs/perf.md "The coset table"). Ignored with gpu_ntt_fp64
-     * above 0. */
+     * H200, docs/perf.md "The coset table"). Plus 8 (with 1: 9, or 13,
+     * the default): those tables as Shoup pairs (w, wq), twice their bytes,
+     * taken last where the pool has room, so their products cost 186
+     * multiplier slots instead of 264 (2^27 coset forward 39.26 -> 38.26
+     * ms, docs/perf.md "The n-entry tables as Shoup pairs"); without room
+     * for them, 5. Ignored with gpu_ntt_fp64 above 0. */
     unsigned gpu_ntt_full_twiddles;
     unsigned ws_flags;       /* CUZK_WS_* */
 } cuzk_config;
@@ -100,7 +104,7 @@ typedef struct {
  * pinned staging, 32 bytes a variable), made at the first dense job. */
 #define CUZK_WS_COMPACT_WITNESS 2u
 
-/* nthreads 0, self_check 1, backend "auto", gpu_ntt_full_twiddles 5, the
+/* nthreads 0, self_check 1, backend "auto", gpu_ntt_full_twiddles 13, the
  * other GPU knobs 0, ws_flags 0. */
 void cuzk_config_default(cuzk_config *cfg);
 

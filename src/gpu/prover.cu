@@ -444,12 +444,17 @@ static size_t pool_left(const gpu_ws *gw)
  * Where the upgrades took the pool (2^24 .. 2^26) they are worth more than
  * the table, so it comes last; without room the two-level domain stays.
  * The coset table (+ 4, n x 32 bytes more) comes after pass 1's table:
- * without room for both, pass 1's alone. */
+ * without room for both, pass 1's alone. Shoup pairs (+ 8) double both
+ * and come last: without room for them, the tables as Montgomery forms
+ * (at 2^27 the pairs' 8 GiB is worth less than the coset table's 4:
+ * docs/perf.md "The n-entry tables as Shoup pairs"). */
 static void full_twiddles(gpu_ws *gw, const cuzk_config *cfg)
 {
     unsigned tw = cfg->gpu_ntt_full_twiddles;
     const size_t left = pool_left(gw), tab = gw->n * sizeof(cuzk_fr),
                  reserve = GPU_PCE_RESERVE_PER_POINT * gw->n;
+    const size_t ntab = ((tw & 3) != 0) + ((tw & 4) != 0);
+    if ((tw & 8) && left < 2 * ntab * tab + reserve) tw &= 7;
     if ((tw & 4) && left < ((tw & 3) ? 2 : 1) * tab + reserve) tw &= 3;
     if (!tw || left < tab + reserve) return;
     cuzk_gpu_ntt_domain *d = NULL;

@@ -28,7 +28,7 @@ void cuzk_config_default(cuzk_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->self_check = 1;
     cfg->backend = "auto";
-    cfg->gpu_ntt_full_twiddles = 5;
+    cfg->gpu_ntt_full_twiddles = 13;
 }
 
 const char *cuzk_prove_stage_name(cuzk_prove_stage stage)

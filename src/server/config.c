@@ -139,7 +139,7 @@ static const keydef keys[] = {
     {"engine", "critical_witness", K_BOOL, U(critical_witness, 1), "one more witness worker, for CRITICAL jobs only (yes)"},
     {"engine", "gpu_ntt_fp64", K_UINT, U(gpu_ntt_fp64, BY_ENGINE), "GPU: of every 4 NTT products, how many on the FP64 pipe, 0..4 (0)"},
     {"engine", "gpu_msm_fp64", K_UINT, U(gpu_msm_fp64, BY_ENGINE), "GPU: of the 6 products of an MSM addition, how many on the FP64 pipe, 0..4 (0)"},
-    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, BY_ENGINE), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5)"},
+    {"engine", "gpu_ntt_full_twiddles", K_UINT, U(gpu_ntt_full_twiddles, BY_ENGINE), "GPU: the NTTs' twiddles from 0 two small tables, 1 a full one where the pool has room, 2 a positional one; plus 4: the coset table too (5); plus 8 with 1: both as Shoup pairs where room is left (13)"},
     {"engine", "gpu_pool", K_SIZE, S(gpu_pool), "GPU: each workspace's device pool, bytes (0: the free memory less a sixteenth)"},
     {"engine", "max_batch_size", K_UINT, U(max_batch_size, 4096), "same-circuit jobs batched (8); 0/1: none"},
     {"engine", "max_batch_wait_ms", K_UINT, U(max_batch_wait_ms, 600000), "longest a batch is held (0: none)"},

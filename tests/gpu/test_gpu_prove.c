@@ -13,7 +13,8 @@
  * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
  * scratch (gpu_streams 2); the sparse MSMs started beside the NTTs
  * (gpu_sparse_early); the NTTs' full and positional twiddle tables, and
- * the full one with the coset table (gpu_ntt_full_twiddles 1, 2, 5); porep
+ * the full one with the coset table, and both as Shoup pairs
+ * (gpu_ntt_full_twiddles 1, 2, 5, 13); porep
  * at 2^18 and 2^20; witnesses whose aux part is all 0 or all 1, and a
  * circuit of public inputs only; a bit flipped in a key point in device
  * memory (CUZK_ERR_PROOF_INVALID, never a proof).
@@ -64,7 +65,7 @@ static unsigned ntt_fp64, msm_fp64;
 /* gpu_sparse_early: the sparse MSMs started before the NTTs. */
 static unsigned sparse_early;
 /* gpu_ntt_full_twiddles: the NTTs' pass 1 from a full (1) or positional
- * (2) twiddle table, plus 4: the coset table too. */
+ * (2) twiddle table, plus 4: the coset table too, plus 8: as Shoup pairs. */
 static unsigned full_tw;
 /* The device pool of each GPU workspace pair_open makes: a fifth of the
  * card, so the three pairs circuit_case holds at once fit beside the
@@ -101,9 +102,10 @@ static int pair_open(pair_t *p, const cuzk_groth16_pk *pk, const char *what)
         CHECK(cuzk_gpu_testing_ws_ntt(p->gpu, &ni, err) == CUZK_OK);
         if (!full_tw || msm_flags == PLAIN)
             CHECK_MSG(ni.full_twiddles == (pk->log_domain >= 3 ? (int)(full_tw & 3) : 0) &&
-                          ni.coset_table == (pk->log_domain >= 3 && full_tw >= 4),
-                      "%s: full twiddles %d, coset table %d, asked %u", what, ni.full_twiddles,
-                      ni.coset_table, full_tw);
+                          ni.coset_table == (pk->log_domain >= 3 && (full_tw & 4)) &&
+                          ni.shoup_tables == (pk->log_domain >= 3 && (full_tw & 8)),
+                      "%s: full twiddles %d, coset table %d, Shoup pairs %d, asked %u", what,
+                      ni.full_twiddles, ni.coset_table, ni.shoup_tables, full_tw);
     }
     return s == CUZK_OK && s2 == CUZK_OK;
 }
@@ -647,14 +649,15 @@ late:;
      * the full one with the coset table (both root conventions: the
      * bellperson H uses the inverse and coset transforms too), with plain
      * plans (which leave them room) and upgraded ones. */
-    static const unsigned tws[3] = {1, 2, 5};
-    for (int ti = 0; ti < 3; ti++)
+    static const unsigned tws[4] = {1, 2, 5, 13};
+    for (int ti = 0; ti < 4; ti++)
         for (int k = 0; k < 2; k++) {
             full_tw = tws[ti];
             msm_flags = k ? 0 : PLAIN;
-            printf("%s: NTT twiddles from a %s table%s, gpu_msm_flags %#x\n", NAME,
+            printf("%s: NTT twiddles from a %s table%s%s, gpu_msm_flags %#x\n", NAME,
                    (full_tw & 3) == 1 ? "full" : "positional",
-                   full_tw >= 4 ? " and the coset table" : "", msm_flags);
+                   full_tw & 4 ? " and the coset table" : "",
+                   full_tw & 8 ? " as Shoup pairs" : "", msm_flags);
             circuit_case(&cases[0], CUZK_ROOTS_SNARKJS);
             circuit_case(&cases[2], CUZK_ROOTS_BELLPERSON);
             many_proofs(&cases[1], 3);
