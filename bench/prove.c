@@ -642,8 +642,8 @@ int bench_prove(int argc, char **argv)
         printf("key load %.1f ms; workspace %.1f ms, %.2f GB of points, %.2f GB/s; %.2f GB held\n",
                t_key, t_ws, pts / 1e9, pts / 1e6 / (t_ws > 0 ? t_ws : 1),
                (double)cuzk_workspace_bytes(ws) / 1e9);
-        if (ws_ntt_tables(ws) >= 0)
-            printf("GPU NTT tables %d (gpu_ntt_full_twiddles as taken)\n", ws_ntt_tables(ws));
+        const int tabs = ws_ntt_tables(ws);
+        if (tabs >= 0) printf("GPU NTT tables %d (gpu_ntt_full_twiddles as taken)\n", tabs);
         printf("%-14s %12s %12s %12s %10s %9s %10s %8s\n", "stage", "median ms", "min ms",
                "max ms", "GB", "GB/s", "floor ms", "x floor");
         for (int s = 0; s < ROWS; s++) {

@@ -102,8 +102,10 @@ bad_opt "--h2d zero" "--h2d expects a positive number, not '0'" --h2d 0
 bad_opt "--model none with a rate" "--model none takes no" --model none --hbm 100
 bad_opt "--gpu-ntt-fp64 out of range" "--gpu-ntt-fp64 expects 0..4, not '5'" --gpu-ntt-fp64 5
 bad_opt "--gpu-msm-fp64 not a number" "--gpu-msm-fp64 expects 0..4, not 'x2'" --gpu-msm-fp64 x2
-bad_opt "--gpu-ntt-full-tw out of range" "--gpu-ntt-full-tw expects 0, 1 (full table) or 2 (positional table), plus 4 for the coset table, not '3'" --gpu-ntt-full-tw 3
-bad_opt "--gpu-ntt-full-tw 7" "plus 4 for the coset table, not '7'" --gpu-ntt-full-tw 7
+bad_opt "--gpu-ntt-full-tw out of range" "--gpu-ntt-full-tw expects 0, 1 (full table) or 2 (positional table), plus 4 for the coset table, plus 8 for Shoup pairs (with 1), not '3'" --gpu-ntt-full-tw 3
+bad_opt "--gpu-ntt-full-tw 7" "plus 8 for Shoup pairs (with 1), not '7'" --gpu-ntt-full-tw 7
+bad_opt "--gpu-ntt-full-tw 12 (pairs without the full table)" "(with 1), not '12'" --gpu-ntt-full-tw 12
+bad_opt "--gpu-ntt-full-tw 16" "(with 1), not '16'" --gpu-ntt-full-tw 16
 bad_opt "--gpu-pool not a number" "--gpu-pool expects GB (10^9 bytes) above 0, not 'x'" --gpu-pool x
 bad_opt "--gpu-pool 0" "--gpu-pool expects GB (10^9 bytes) above 0, not '0'" --gpu-pool 0
 # --gpu-ntt-full-tw's value is optional (the CPU backend ignores the mode)
@@ -113,6 +115,8 @@ check "--gpu-ntt-full-tw before an option: exit 0" [ $? = 0 ]
 check "--gpu-ntt-full-tw 2: exit 0" [ $? = 0 ]
 "$BENCH" prove $K --gpu-ntt-full-tw 5 >"$W/out" 2>"$W/err"
 check "--gpu-ntt-full-tw 5: exit 0" [ $? = 0 ]
+"$BENCH" prove $K --gpu-ntt-full-tw 13 >"$W/out" 2>"$W/err"
+check "--gpu-ntt-full-tw 13: exit 0" [ $? = 0 ]
 
 [ $NFAIL = 0 ] && echo "bench_prove: all passed" || echo "bench_prove: $NFAIL failed"
 [ $NFAIL = 0 ]

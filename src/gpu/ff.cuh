@@ -300,16 +300,23 @@ FF_INLINE void ff_reduce_once(uint32_t r[F::N], const uint32_t t[F::N])
 
 /* ------------------------------------------------------------ add, sub -- */
 
+/* r = a + b mod 2^(32N), unreduced: one carry chain. */
+template <class F>
+FF_INLINE void ff_add_words(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b[F::N])
+{
+    constexpr int n = F::N;
+    r[0] = ff_add_cc(a[0], b[0]);
+#pragma unroll
+    for (int k = 1; k < n - 1; k++) r[k] = ff_addc_cc(a[k], b[k]);
+    r[n - 1] = ff_addc(a[n - 1], b[n - 1]);
+}
+
 /* r = a + b mod p. a + b < 2p < 2^(32N): no carry out of the top word. */
 template <class F>
 FF_INLINE void ff_add(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b[F::N])
 {
-    constexpr int n = F::N;
-    uint32_t t[n];
-    t[0] = ff_add_cc(a[0], b[0]);
-#pragma unroll
-    for (int k = 1; k < n - 1; k++) t[k] = ff_addc_cc(a[k], b[k]);
-    t[n - 1] = ff_addc(a[n - 1], b[n - 1]);
+    uint32_t t[F::N];
+    ff_add_words<F>(t, a, b);
     ff_reduce_once<F>(r, t);
 }
 
@@ -343,15 +350,14 @@ template <class F>
 FF_INLINE void ff_sub_lazy(uint32_t r[F::N], const uint32_t a[F::N], const uint32_t b[F::N])
 {
     constexpr int n = F::N;
-    uint32_t t[n];
+    uint32_t t[n], pr[n];
     t[0] = ff_sub_cc(a[0], b[0]);
 #pragma unroll
     for (int k = 1; k < n - 1; k++) t[k] = ff_subc_cc(a[k], b[k]);
     t[n - 1] = ff_subc(a[n - 1], b[n - 1]);
-    r[0] = ff_add_cc(t[0], F::p(0));
 #pragma unroll
-    for (int k = 1; k < n - 1; k++) r[k] = ff_addc_cc(t[k], F::p(k));
-    r[n - 1] = ff_addc(t[n - 1], F::p(n - 1));
+    for (int k = 0; k < n; k++) pr[k] = F::p(k);
+    ff_add_words<F>(r, t, pr);
 }
 
 /* r = -a mod p: p - a, or 0 when a = 0. */

@@ -403,9 +403,11 @@ FF_INLINE void ntt_mul_elem(int j, uint32_t r[8], const uint32_t a[8], const uin
  * Shoup's multiplication (ff_mul_shoup: 186 IMAD issue slots a product
  * against ff_mul's 264) with the factors as pairs (w, wq) from inner_sh
  * and tw_dsh, or (NTT_SHOUP 0, NTT_SHOUP_TWD 0: to compare) Montgomery's
- * with inner and tw_d. The FP64 products and the other store and coset
- * factors (tables of 2^L entries, whose pairs would double them) stay
- * Montgomery. docs/perf.md, "Shoup's multiplication". */
+ * with inner and tw_d. The FP64 products stay Montgomery, and so do the
+ * factors from the tables of 2^L entries (pass 1's full table, the coset
+ * table) unless the domain holds them as pairs too (NTT_TW_SHOUP, twice
+ * their bytes: one_sh, NTT_F_SH1). docs/perf.md, "Shoup's
+ * multiplication", "The n-entry tables as Shoup pairs". */
 #ifndef NTT_SHOUP
 #define NTT_SHOUP 1
 #endif

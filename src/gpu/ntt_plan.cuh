@@ -137,8 +137,8 @@ struct NttTables {
     size_t full;                      /* pass 1's n-entry table (tw 1: w^e, 2:
                                          positional): n or 0 entries; from
                                          here on filled on the device */
-    size_t gtab;                      /* coset: g^i, i <= n: n + 1 or 0 entries */
-                                      /* (an entry: 1 element, 2 with sh) */
+    size_t gtab;                      /* coset: g^i, i <= n: n + 1 or 0 entries
+                                         (full's and gtab's: 2 elements with sh) */
     size_t total;
 };
 
