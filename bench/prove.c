@@ -308,7 +308,7 @@ int bench_prove(int argc, char **argv)
             if (i + 1 < argc && argv[i + 1][0] != '-') {
                 char *end;
                 unsigned long v = strtoul(argv[++i], &end, 10);
-                if (end == argv[i] || *end || (v & ~12ul) > 2 || ((v & 8) && (v & 3) != 1)) {
+                if (end == argv[i] || *end || v > 15 || !cuzk_ntt_tables_valid((unsigned)v)) {
                     fprintf(stderr, "cuzk-bench prove: --gpu-ntt-full-tw expects 0, 1 (full "
                                     "table) or 2 (positional table), plus 4 for the coset "
                                     "table, plus 8 for Shoup pairs (with 1), not '%s'\n",

@@ -648,9 +648,26 @@ static void test_key_storage(const circuit *c)
     unlink(path);
 }
 
+/* gpu_ntt_full_twiddles: exactly 0, 1, 2, 4, 5, 6, 9 and 13 are values,
+ * and the default is one of them. */
+static void test_ntt_tables_valid(void)
+{
+    static const unsigned ok[] = {0, 1, 2, 4, 5, 6, 9, 13};
+    for (unsigned v = 0; v < 40; v++) {
+        int want = 0;
+        for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) want |= ok[i] == v;
+        CHECK_MSG(cuzk_ntt_tables_valid(v) == want, "gpu_ntt_full_twiddles %u: %d", v,
+                  cuzk_ntt_tables_valid(v));
+    }
+    cuzk_config cfg;
+    cuzk_config_default(&cfg);
+    CHECK(cuzk_ntt_tables_valid(cfg.gpu_ntt_full_twiddles));
+}
+
 int main(void)
 {
     test_seed("test_prove");
+    test_ntt_tables_valid();
     circuit c1, c2;
     int ok1 = build(&c1, 300, CUZK_ROOTS_SNARKJS, test_rand64());
     int ok2 = build(&c2, 420, CUZK_ROOTS_BELLPERSON, test_rand64());

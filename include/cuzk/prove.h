@@ -108,6 +108,10 @@ typedef struct {
  * other GPU knobs 0, ws_flags 0. */
 void cuzk_config_default(cuzk_config *cfg);
 
+/* 1 when v is a gpu_ntt_full_twiddles value: 0, 1 or 2, plus 4, plus 8 with
+ * 1 (0, 1, 2, 4, 5, 6, 9, 13); else 0. */
+int cuzk_ntt_tables_valid(unsigned v);
+
 /* ------------------------------------------------------------- stages -- */
 
 typedef enum {

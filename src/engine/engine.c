@@ -129,8 +129,7 @@ cuzk_status cuzk_engine_config_check(const cuzk_engine_config *cfg, char *err)
     else if (cfg->gpu_ntt_fp64 > 4 || cfg->gpu_msm_fp64 > 4)
         seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
                cfg->gpu_msm_fp64);
-    else if ((cfg->gpu_ntt_full_twiddles & ~12u) > 2 || /* 0..2, plus 4: 3 is none */
-             ((cfg->gpu_ntt_full_twiddles & 8) && (cfg->gpu_ntt_full_twiddles & 3) != 1))
+    else if (!cuzk_ntt_tables_valid(cfg->gpu_ntt_full_twiddles))
         seterr(err, "gpu_ntt_full_twiddles %u: 0..2, plus 4 for the coset table, plus 8 for "
                "Shoup pairs (with 1: 9, 13)", cfg->gpu_ntt_full_twiddles);
     else if (cfg->n_devices > 32)

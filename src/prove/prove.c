@@ -31,6 +31,12 @@ void cuzk_config_default(cuzk_config *cfg)
     cfg->gpu_ntt_full_twiddles = 13;
 }
 
+int cuzk_ntt_tables_valid(unsigned v)
+{
+    /* (v & 3) == 3 is no table; 8, the pairs, only of the full table */
+    return (v & ~12u) <= 2 && (!(v & 8) || (v & 3) == 1);
+}
+
 const char *cuzk_prove_stage_name(cuzk_prove_stage stage)
 {
     switch (stage) {

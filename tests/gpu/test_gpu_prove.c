@@ -10,7 +10,8 @@
  * mul.zkey + mul.wtns (snarkjs, no C matrix); many proofs on one
  * workspace; a proof stopped between stages, then the next one; a wrong
  * witness (CUZK_ERR_UNSATISFIED, never a proof); a pool too small for the
- * key (CUZK_ERR_NO_MEMORY with a message); the plans sharing one MSM
+ * key (CUZK_ERR_NO_MEMORY with a message) and a table mode that is none
+ * (gpu_ntt_full_twiddles 12: CUZK_ERR_INVALID_ARGUMENT); the plans sharing one MSM
  * scratch (gpu_streams 2); the sparse MSMs started beside the NTTs
  * (gpu_sparse_early); the NTTs' full and positional twiddle tables, and
  * the full one with the coset table, and both as Shoup pairs
@@ -406,6 +407,13 @@ static void too_big(const circ_case *t)
     CHECK_MSG(strstr(err, "does not fit") != NULL, "message: %s", err);
     printf("%s: a 4 MiB pool: %s\n", NAME, err);
     cuzk_workspace_destroy(ws);
+    /* a table mode that is none: refused before the pool is asked */
+    cfg.gpu_ntt_full_twiddles = 12;
+    ws = NULL;
+    s = cuzk_workspace_create(&ws, &pk, &cfg, err);
+    CHECK_MSG(s == CUZK_ERR_INVALID_ARGUMENT && !ws && strstr(err, "gpu_ntt_full_twiddles 12"),
+              "table mode 12: %s (%s)", cuzk_strerror(s), err);
+    cfg.gpu_ntt_full_twiddles = 13;
     /* "auto" falls back to the CPU for the same key */
     cfg.backend = "auto";
     ws = NULL;
