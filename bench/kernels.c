@@ -1125,7 +1125,9 @@ static void usage(FILE *f)
             "  (1: pass 1's twiddles from a full n-entry table, n x 32 bytes of device\n"
             "  memory; 2: from a positional one, as large, read like the data, for the\n"
             "  forward transforms; plus 4: the coset table too, as large, for the coset\n"
-            "  transforms' shifts; only with CUZK_NTT_FP64=0). CUZK_MSM_STEP_MAJOR=0:\n"
+            "  transforms' shifts; plus 8, with 1: those tables as Shoup pairs, twice\n"
+            "  as large; only with CUZK_NTT_FP64=0; unset: 0, the two small tables).\n"
+            "  CUZK_MSM_STEP_MAJOR=0:\n"
             "  --affine plans read their sorted keys and values in sorted order, not in\n"
             "  step-major copies (the default).\n");
 }
