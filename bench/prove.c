@@ -309,10 +309,9 @@ int bench_prove(int argc, char **argv)
                 char *end;
                 unsigned long v = strtoul(argv[++i], &end, 10);
                 if (end == argv[i] || *end || v > 15 || !cuzk_ntt_tables_valid((unsigned)v)) {
-                    fprintf(stderr, "cuzk-bench prove: --gpu-ntt-full-tw expects 0, 1 (full "
-                                    "table) or 2 (positional table), plus 4 for the coset "
-                                    "table, plus 8 for Shoup pairs (with 1), not '%s'\n",
-                            argv[i]);
+                    fprintf(stderr,
+                            "cuzk-bench prove: --gpu-ntt-full-tw expects " CUZK_NTT_TABLES_VALUES
+                            ", not '%s'\n", argv[i]);
                     return 2;
                 }
                 full_tw = (unsigned)v;

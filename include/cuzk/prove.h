@@ -109,8 +109,12 @@ typedef struct {
 void cuzk_config_default(cuzk_config *cfg);
 
 /* 1 when v is a gpu_ntt_full_twiddles value: 0, 1 or 2, plus 4, plus 8 with
- * 1 (0, 1, 2, 4, 5, 6, 9, 13); else 0. */
+ * 1 (0, 1, 2, 4, 5, 6, 9, 13); else 0. CUZK_NTT_TABLES_VALUES says so in
+ * the words of the error messages that refuse the others. */
 int cuzk_ntt_tables_valid(unsigned v);
+#define CUZK_NTT_TABLES_VALUES                                                   \
+    "0, 1 (full table) or 2 (positional table), plus 4 for the coset table, " \
+    "plus 8 for Shoup pairs (with 1)"
 
 /* ------------------------------------------------------------- stages -- */
 

@@ -130,8 +130,8 @@ cuzk_status cuzk_engine_config_check(const cuzk_engine_config *cfg, char *err)
         seterr(err, "gpu_ntt_fp64 %u, gpu_msm_fp64 %u: 0..4", cfg->gpu_ntt_fp64,
                cfg->gpu_msm_fp64);
     else if (!cuzk_ntt_tables_valid(cfg->gpu_ntt_full_twiddles))
-        seterr(err, "gpu_ntt_full_twiddles %u: 0..2, plus 4 for the coset table, plus 8 for "
-               "Shoup pairs (with 1: 9, 13)", cfg->gpu_ntt_full_twiddles);
+        seterr(err, "gpu_ntt_full_twiddles %u: " CUZK_NTT_TABLES_VALUES,
+               cfg->gpu_ntt_full_twiddles);
     else if (cfg->n_devices > 32)
         seterr(err, "devices %u: at most 32", cfg->n_devices);
     else

@@ -791,17 +791,19 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
      * column, t = ka) or, positional, pos; pass 2 xdig * t (t = kb); pass 3
      * (coset) pos, or n - pos in the coset table. */
     uint32_t u[8], v[8];
-    {
+    /* element a's factor into u (and v) */
+    auto factor_ld = [&](uint32_t a) {
         bool act;
-        uint32_t xd, pos = ntt_pos<KIND>(p, B, tid, &act, &xd), t = tid >> p.gb;
+        uint32_t xd, pos = ntt_pos<KIND>(p, B, a, &act, &xd), t = a >> p.gb;
         if (FL & NTT_F_TWD) ntt_one_ld<SH>(u, v, SH ? p.tw_dsh : p.tw_d, (size_t)(xd * t));
         else if (FL & NTT_F_TWF)
-            ntt_one_ld<SH>(u, v, p.tw_full, ntt_full_idx(p, (B.lo_base + (tid & gmask)) * t));
+            ntt_one_ld<SH>(u, v, p.tw_full, ntt_full_idx(p, (B.lo_base + (a & gmask)) * t));
         else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pos);
         else if (FL & NTT_F_POST1) ntt_one_ld<SH>(u, v, p.post_one, n - pos);
         else ntt_two_level_ld(u, v, lo, hi, p.w,
-                              FL & NTT_F_TW ? (B.lo_base + (tid & gmask)) * t : pos);
-    }
+                              FL & NTT_F_TW ? (B.lo_base + (a & gmask)) * t : pos);
+    };
+    factor_ld(tid);
 #pragma unroll 1
     for (int j = 0; j < NE; j++) {
         uint32_t a = tid + j * nthr, xd, x[8], f[8], fq[8];
@@ -817,18 +819,7 @@ FF_INLINE void ntt_store_phase(const NttPass &p, const NttBlock &B, uint32_t tid
         } else {
             ntt_mul_elem<F64>(j, f, u, v);
         }
-        if (j < NE - 1) {
-            uint32_t an = a + nthr, xn, tn = an >> p.gb;
-            bool actn;
-            uint32_t pn = ntt_pos<KIND>(p, B, an, &actn, &xn);
-            if (FL & NTT_F_TWD) ntt_one_ld<SH>(u, v, SH ? p.tw_dsh : p.tw_d, (size_t)(xn * tn));
-            else if (FL & NTT_F_TWF)
-                ntt_one_ld<SH>(u, v, p.tw_full, ntt_full_idx(p, (B.lo_base + (an & gmask)) * tn));
-            else if (FL & NTT_F_TWP) ntt_ldg(u, p.tw_pos + 2 * (size_t)pn);
-            else if (FL & NTT_F_POST1) ntt_one_ld<SH>(u, v, p.post_one, n - pn);
-            else ntt_two_level_ld(u, v, lo, hi, p.w,
-                                  FL & NTT_F_TW ? (B.lo_base + (an & gmask)) * tn : pn);
-        }
+        if (j < NE - 1) factor_ld(a + nthr);
         if (!act) continue;
         ntt_sm_read(x, sm, p.tbits, ntt_slot<UB>(a));
         if (SH) ff_mul_shoup<NttF>(x, x, f, fq);

@@ -489,9 +489,8 @@ static cuzk_status gpu_ws_create(void **out, const cuzk_groth16_pk *pk, const cu
     }
     if (!cuzk_ntt_tables_valid(cfg->gpu_ntt_full_twiddles)) {
         if (err)
-            snprintf(err, CUZK_ERRMSG_LEN,
-                     "gpu: gpu_ntt_full_twiddles %u (0, 1 or 2, plus 4 for the coset table, "
-                     "plus 8 for Shoup pairs with 1)", cfg->gpu_ntt_full_twiddles);
+            snprintf(err, CUZK_ERRMSG_LEN, "gpu: gpu_ntt_full_twiddles %u: " CUZK_NTT_TABLES_VALUES,
+                     cfg->gpu_ntt_full_twiddles);
         return CUZK_ERR_INVALID_ARGUMENT;
     }
     gpu_ws *gw = (gpu_ws *)calloc(1, sizeof *gw);
